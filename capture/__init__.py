@@ -1,0 +1,1 @@
+"""Capture agents: camera sources, segment recorder, spool and upload (filled by the capture issue)."""

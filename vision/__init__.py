@@ -1,0 +1,1 @@
+"""Camera geometry, detectors and frame observations (filled by the vision issue)."""
