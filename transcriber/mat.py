@@ -53,7 +53,7 @@ def decode(data: bytes) -> str:
 
 
 def parse_mat(text: str, path: str | None = None, profile: RulesProfile | None = None) -> MatchRecord:
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8).split("\n")
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").expandtabs(8).split("\n")
     meta: dict[str, str] = {}
     length: int | None = None
     games: list[Game] = []

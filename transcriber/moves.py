@@ -19,7 +19,7 @@ Step = tuple[int, int, bool]  # (from, to, hit) in the mover's numbering; 25 = b
 
 @dataclass(frozen=True, slots=True)
 class Play:
-    """One legal play: the checker steps in the order made, and the position they produce."""
+    """One legal play: checker steps in an order they can be made, and the position they produce."""
 
     dice: tuple[int, int]
     steps: tuple[Step, ...]
@@ -31,8 +31,8 @@ class Play:
 
     @property
     def step_notation(self) -> str:
-        """One ``from/to`` per die, as Jellyfish and GNU Backgammon .mat files write it."""
-        return " ".join(f"{a}/{b}{'*' if h else ''}" for a, b, h in self.steps)
+        """One ``from/to`` per die, highest point first, as GNU Backgammon's .mat export writes it."""
+        return " ".join(f"{a}/{b}{'*' if h else ''}" for a, b, h in _canonical(self.steps))
 
     @property
     def pips(self) -> int:
@@ -132,7 +132,7 @@ def _search(m, o, dice, depth, max_src, steps, results, best, doubles) -> None:
     if depth == best[0] and depth:
         key = (tuple(m), tuple(o))
         if key not in results:
-            results[key] = _canonical(steps)
+            results[key] = tuple(steps)
 
 
 def _canonical(steps: list[Step]) -> tuple[Step, ...]:

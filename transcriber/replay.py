@@ -74,6 +74,9 @@ def replay_match(record: MatchRecord, profile: RulesProfile | None = None) -> Ma
     out = MatchReplay(record)
     score = (0, 0)
     crawford_done = False
+    if record.games and record.games[0].number != 1:
+        out.problems.append(Problem("structure", f"the first game is numbered {record.games[0].number}, not 1",
+                                    record.games[0].number, line=record.games[0].line))
     for game in record.games:
         if game.score != score and record.length:
             out.problems.append(Problem("score", f"score line says {game.score[0]}-{game.score[1]}, "
@@ -127,7 +130,7 @@ def replay_game(game: Game, record: MatchRecord, profile: RulesProfile, score: t
                 problem("turn", f"{who} rolled out of turn", p)
             if turn is None and a.dice[0] == a.dice[1] and not profile.money:
                 problem("dice", f"{who}: the opening roll cannot be a double ({a.dice[0]}{a.dice[1]})", p)
-            pos, play = _play(pos, p, a, who, problem)
+            pos, play = _play(pos, p, a, who, problem, game.actions[i + 1:])
             gr.plays[-1] = play
             turn = 1 - p
             if finished(pos, p):
@@ -200,7 +203,7 @@ def replay_game(game: Game, record: MatchRecord, profile: RulesProfile, score: t
     return gr
 
 
-def _play(pos: Position, p: int, a: Move, who: str, problem) -> tuple[Position, Play | None]:
+def _play(pos: Position, p: int, a: Move, who: str, problem, later: list[Action]) -> tuple[Position, Play | None]:
     d = a.dice
     if not (1 <= d[0] <= 6 and 1 <= d[1] <= 6):
         problem("dice", f"{who}: {d[0]}{d[1]} is not a roll", p)
@@ -210,14 +213,41 @@ def _play(pos: Position, p: int, a: Move, who: str, problem) -> tuple[Position, 
         return play.result, play
     except IllegalPlayError as e:
         kind = "dice" if "does not give" in str(e) else "illegal_play"
-        problem(kind, f"{who} rolled {d[0]}{d[1]}: {e}", p, legal_plays=len(e.legal))
-        return (e.reached or pos), None
+        after, note = _resync(pos, e.reached, e.legal, later)
+        problem(kind, f"{who} rolled {d[0]}{d[1]}: {e}{note}", p, legal_plays=len(e.legal))
+        return after, None
     except NotationError as e:
         problem("notation", f"{who} rolled {d[0]}{d[1]}: {e}", p)
         try:  # move what can be moved so that later plays are still checked
             return apply_paths(pos, p, parse_paths(a.play)), None
         except NotationError:
             return pos, None
+
+
+LOOKAHEAD = 6  # moves replayed to choose how to continue after an illegal play
+
+
+def _resync(pos: Position, reached: Position | None, legal: list[Play], later: list[Action]) -> tuple[Position, str]:
+    """Where to continue after an illegal play: the position as written, or the legal play
+    under which the next few moves replay cleanly (a typo in one play then costs one error,
+    not a cascade). A condoned illegal play stays as written when later moves agree."""
+    moves = [a for a in later if isinstance(a, Move)][:LOOKAHEAD]
+    candidates: list[tuple[Position, str]] = [(reached, "")] if reached is not None else []
+    candidates += [(pl.result, f"; later moves fit {pl.notation or 'Cannot Move'}: continuing from it")
+                   for pl in legal]
+    if not candidates:
+        return pos, ""
+    return min(candidates, key=lambda c: _clean_prefix_errors(c[0], moves))
+
+
+def _clean_prefix_errors(pos: Position, moves: list[Move]) -> int:
+    errors = 0
+    for m in moves:
+        try:
+            pos = parse_play(pos, m.player, m.dice, m.play).result
+        except NotationError:
+            errors += 1
+    return errors
 
 
 def _timeout(gr: GameReplay, pos: Position, p: int, score, record, profile, cube, turn) -> None:
