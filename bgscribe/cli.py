@@ -47,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="folder for the converted files (default: %(default)s)")
     p.set_defaults(func=cmd_demo)
 
+    add_footage_commands(sub)
+
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -131,6 +133,99 @@ def write_atomic(path: Path, text: str) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
 
+
+def add_footage_commands(sub) -> None:
+    """`capture`, `serve` and `purge`: the capture agent and the server (footage, retention)."""
+    p = sub.add_parser(
+        "capture", help="record one board's camera into segments and send them to the server",
+        description="Capture agent for one board: records the camera as H.264 in crash-safe fragmented MP4 "
+                    "segments with a manifest each (board, start, end, frames, dropped frames, gaps, sha256), "
+                    "reconnects when the camera drops, spools segments locally while the server is down and "
+                    "uploads them (resumable, checksum-verified) when it is back. SIGTERM closes the current "
+                    "segment cleanly. Exit status: 0 stopped, 1 error, 2 bad options.")
+    p.add_argument("--board", type=int, required=True, help="board number (1-999)")
+    p.add_argument("--source", required=True, metavar="SRC",
+                   help="V4L2 device (/dev/video0), rtsp://, http:// (MJPEG), udp:// (MPEG-TS), "
+                        "or a video file (replayed at real-time pace)")
+    dest = p.add_mutually_exclusive_group(required=True)
+    dest.add_argument("--store", metavar="DIR", help="keep segments in this local folder (no server)")
+    dest.add_argument("--server", metavar="URL", help="bgscribe server to upload to, e.g. http://10.0.0.2:8000")
+    p.add_argument("--token", help="the board's ingest token (default: $BGSCRIBE_TOKEN)")
+    p.add_argument("--spool", metavar="DIR",
+                   help="local folder for segments not yet confirmed by the server "
+                        "(default: ~/.local/share/bgscribe/spool/boardNN, or DIR/.spool with --store)")
+    p.add_argument("--segment-seconds", type=float, default=60.0, help="segment length (default: %(default)s)")
+    p.add_argument("--size", metavar="WxH", help="recording resolution, e.g. 1280x720 (default: the camera's)")
+    p.add_argument("--fps", type=float, default=15.0, help="recording frame rate (default: %(default)s)")
+    p.add_argument("--keyframe-interval", type=float, default=1.0, metavar="SECONDS",
+                   help="seconds between keyframes; also the most a crash can lose (default: %(default)s)")
+    p.add_argument("--preset", default="ultrafast", help="x264 preset (default: %(default)s)")
+    p.add_argument("--crf", type=int, default=23, help="x264 quality, lower is better (default: %(default)s)")
+    p.add_argument("--stall-timeout", type=float, default=3.0, metavar="SECONDS",
+                   help="no frame for this long counts as a camera loss (default: %(default)s)")
+    p.add_argument("--reconnect-max", type=float, default=10.0, metavar="SECONDS",
+                   help="longest wait between camera reconnect attempts (default: %(default)s)")
+    p.add_argument("--warn-free-mb", type=float, default=1024.0,
+                   help="warn when free disk falls below this (default: %(default)s)")
+    p.add_argument("--min-free-mb", type=float, default=200.0,
+                   help="close the segment and pause recording below this much free disk (default: %(default)s)")
+    p.add_argument("--heartbeat", type=float, default=10.0, metavar="SECONDS",
+                   help="status and preview to the server every so often (default: %(default)s)")
+    p.add_argument("--upload-retry-max", type=float, default=30.0, metavar="SECONDS",
+                   help="longest wait between upload retries while the server is down (default: %(default)s)")
+    p.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
+                   help="at shutdown, keep uploading the spool this long (default: %(default)s)")
+    p.add_argument("--loop", action="store_true", help="replay a video file forever (demo)")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    p.set_defaults(func=cmd_capture)
+
+    p = sub.add_parser(
+        "serve", help="run the server: segment ingest, staff API, retention job",
+        description="Run the bgscribe server (FastAPI on uvicorn). Settings come from --config (TOML), "
+                    "BGSCRIBE_* environment variables, and these options; the database is migrated at start-up. "
+                    "Retention runs every purge_interval_seconds.")
+    p.add_argument("--config", metavar="FILE", help="TOML settings file (default: $BGSCRIBE_CONFIG)")
+    p.add_argument("--data", metavar="DIR", help="data folder: database, footage, staging (default: bgscribe-data)")
+    p.add_argument("--host", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default: 8000)")
+    p.add_argument("--admin-token", help="bearer token for the staff API (default: $BGSCRIBE_ADMIN_TOKEN)")
+    p.add_argument("--purge-interval", type=float, metavar="SECONDS",
+                   help="how often retention is applied; 0 turns the job off (default: 300)")
+    p.add_argument("--board", action="append", metavar="N=TOKEN",
+                   help="register board N with this ingest token (stored hashed); repeatable")
+    p.add_argument("--event", metavar="NAME",
+                   help="attach the --board boards to this event (created with the default policy if new)")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "purge", help="apply each event's footage retention policy now",
+        description="Delete the footage each event's retention policy says to delete now (purge at match end, "
+                    "N days after the transcript is approved; never under legal hold, never unapproved footage "
+                    "unless the policy says so). Every deletion is logged in the purge log. Exit status 1 if "
+                    "any deletion failed.")
+    p.add_argument("--dry-run", action="store_true", help="list what would be deleted; delete nothing")
+    p.add_argument("--config", metavar="FILE", help="TOML settings file (default: $BGSCRIBE_CONFIG)")
+    p.add_argument("--data", metavar="DIR", help="data folder (default: bgscribe-data)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_purge)
+
+
+def cmd_capture(args) -> int:
+    from capture.cli import run
+
+    return run(args)
+
+
+def cmd_serve(args) -> int:
+    from review_ui.cli import serve
+
+    return serve(args)
+
+
+def cmd_purge(args) -> int:
+    from review_ui.cli import purge
+
+    return purge(args)
 
 if __name__ == "__main__":
     sys.exit(main())

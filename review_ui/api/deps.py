@@ -1,0 +1,56 @@
+"""Shared dependencies: database session, footage store, settings, and the two kinds of auth."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Header, HTTPException, Request
+from sqlalchemy.orm import Session
+
+from ..models import Board
+from ..services import board_by_number, token_matches
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    yield from request.app.state.db.get_session()
+
+
+def get_store(request: Request):
+    return request.app.state.store
+
+
+def get_settings(request: Request):
+    return request.app.state.settings
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def _bearer(authorization: str | None) -> str | None:
+    if authorization and authorization[:7].lower() == "bearer ":
+        return authorization[7:].strip()
+    return None
+
+
+def board_auth(board: int, session: SessionDep, authorization: Annotated[str | None, Header()] = None) -> Board:
+    """The board in the path, if the request carries its token; else 401 (before any body is read)."""
+    b = board_by_number(session, board)
+    token = _bearer(authorization)
+    # Compare even when the board is unknown, so timing does not tell which boards exist.
+    ok = token_matches(token, b.token_hash if b else "0" * 64)
+    if b is None or not ok:
+        raise HTTPException(401, "missing or wrong board token", headers={"WWW-Authenticate": "Bearer"})
+    return b
+
+
+BoardDep = Annotated[Board, Depends(board_auth)]
+
+
+def staff_auth(request: Request, authorization: Annotated[str | None, Header()] = None) -> None:
+    import hmac
+
+    expected = request.app.state.settings.admin_token
+    token = _bearer(authorization)
+    if not expected or not token or not hmac.compare_digest(token.encode(), expected.encode()):
+        raise HTTPException(401, "missing or wrong staff token", headers={"WWW-Authenticate": "Bearer"})

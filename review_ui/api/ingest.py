@@ -1,0 +1,219 @@
+"""Ingest API for capture agents: resumable segment upload and heartbeats (see capture/uploader.py)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import os
+import re
+import threading
+from datetime import datetime
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from sqlalchemy import select
+
+from ..models import Heartbeat, Segment
+from ..services import link_segment, to_utc_naive, utcnow
+from ..storage import sha256_file
+from .deps import BoardDep, SessionDep
+
+log = logging.getLogger("bgscribe.ingest")
+router = APIRouter(prefix="/api/v1/ingest/boards/{board}", tags=["ingest"])
+
+SEGMENT_ID = re.compile(r"^b\d{2,3}-\d{8}T\d{9}Z$")
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _lock(key: str) -> threading.Lock:
+    with _locks_guard:
+        return _locks.setdefault(key, threading.Lock())
+
+
+class SegmentManifest(BaseModel):
+    model_config = {"extra": "allow"}
+    board: int
+    segment_id: str
+    start: datetime
+    end: datetime
+    frames: int = Field(ge=0)
+    dropped_frames: int = Field(0, ge=0)
+    sha256: str
+    bytes: int = Field(gt=0)
+    gaps: list[dict] = []
+
+    @field_validator("segment_id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        if not SEGMENT_ID.match(v):
+            raise ValueError("segment_id must look like b07-20261129T170000123Z")
+        return v
+
+    @field_validator("sha256")
+    @classmethod
+    def _sha(cls, v: str) -> str:
+        if not re.fullmatch(r"[0-9a-f]{64}", v):
+            raise ValueError("sha256 must be 64 lowercase hex digits")
+        return v
+
+
+def _staging(request: Request, board: int, seg_id: str) -> tuple[Path, Path]:
+    folder = request.app.state.settings.staging_path / f"board{board:02d}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{seg_id}.mp4.part", folder / f"{seg_id}.json"
+
+
+def storage_key(m: SegmentManifest) -> str:
+    return f"board{m.board:02d}/{m.start:%Y-%m-%d}/{m.segment_id}.mp4"
+
+
+def _existing(session, board_id: int, seg_id: str) -> Segment | None:
+    return session.scalar(select(Segment).where(Segment.board_id == board_id, Segment.segment_id == seg_id))
+
+
+@router.post("/segments")
+async def announce(board: int, request: Request, b: BoardDep, session: SessionDep):
+    """Announce a segment (its manifest). Answers what the server already has of it."""
+    try:
+        m = SegmentManifest.model_validate(json.loads(await request.body()))
+    except (ValueError, ValidationError) as e:
+        raise HTTPException(422, f"bad manifest: {e}") from e
+    if m.board != board:
+        raise HTTPException(422, f"manifest is for board {m.board}, not board {board}")
+    if m.bytes > request.app.state.settings.max_segment_bytes:
+        raise HTTPException(413, f"segment of {m.bytes} bytes is larger than the server accepts")
+    seg = _existing(session, b.id, m.segment_id)
+    if seg is not None:
+        if seg.sha256 != m.sha256:
+            raise HTTPException(409, f"segment {m.segment_id} already stored with a different sha256")
+        return {"status": "stored", "sha256": seg.sha256}
+    part, mpath = _staging(request, board, m.segment_id)
+    with _lock(str(part)):
+        if mpath.exists():
+            old = json.loads(mpath.read_text())
+            if old.get("sha256") != m.sha256 or old.get("bytes") != m.bytes:
+                part.unlink(missing_ok=True)  # the agent re-recorded this id: start over
+        mpath.write_text(m.model_dump_json())
+        received = part.stat().st_size if part.exists() else 0
+    return {"status": "partial", "received": received}
+
+
+@router.put("/segments/{segment_id}/data")
+async def data(board: int, segment_id: str, request: Request, b: BoardDep, offset: int = Query(ge=0)):
+    """Append bytes at `offset` (must equal what the server already has, else 409 with that number)."""
+    part, mpath = _staging(request, board, segment_id) if SEGMENT_ID.match(segment_id) else (None, None)
+    if part is None or not mpath.exists():
+        raise HTTPException(404, "announce the segment first")
+    manifest = json.loads(mpath.read_text())
+    body = await request.body()
+
+    def write() -> int:
+        with _lock(str(part)):
+            have = part.stat().st_size if part.exists() else 0
+            if offset != have:
+                return -have - 1
+            if have + len(body) > manifest["bytes"]:
+                raise HTTPException(422, "more bytes than the manifest announced")
+            with open(part, "ab") as f:
+                f.write(body)
+                f.flush()
+                os.fsync(f.fileno())
+            return have + len(body)
+
+    try:
+        got = await run_in_threadpool(write)
+    except OSError as e:
+        log.error("cannot stage %s: %s", segment_id, e)
+        raise HTTPException(507, f"server cannot store the data: {e.strerror}") from e
+    if got < 0:
+        from fastapi.responses import JSONResponse
+
+        return JSONResponse({"detail": "offset mismatch", "received": -got - 1}, status_code=409)
+    return {"received": got}
+
+
+@router.post("/segments/{segment_id}/complete")
+async def complete(board: int, segment_id: str, request: Request, b: BoardDep, session: SessionDep):
+    """Verify the checksum of the received bytes, store the segment, and link it to its match."""
+    if not SEGMENT_ID.match(segment_id):
+        raise HTTPException(404, "no such segment")
+    seg = _existing(session, b.id, segment_id)
+    if seg is not None:
+        return {"status": "stored", "sha256": seg.sha256}
+    part, mpath = _staging(request, board, segment_id)
+    if not mpath.exists():
+        raise HTTPException(404, "announce the segment first")
+    m = SegmentManifest.model_validate_json(mpath.read_text())
+    store = request.app.state.store
+
+    def finish():
+        with _lock(str(part)):
+            size = part.stat().st_size if part.exists() else 0
+            if size != m.bytes:
+                return f"received {size} of {m.bytes} bytes"
+            got = sha256_file(part)
+            if got != m.sha256:
+                part.unlink(missing_ok=True)
+                return f"checksum mismatch: received data has sha256 {got}, manifest says {m.sha256}; send it again"
+            store.put(storage_key(m), part, m.sha256)
+            return None
+
+    problem = await run_in_threadpool(finish)
+    if problem:
+        log.warning("board %d segment %s: %s", board, segment_id, problem)
+        raise HTTPException(422, problem)
+    seg = Segment(board_id=b.id, event_id=b.event_id, segment_id=m.segment_id, storage_key=storage_key(m),
+                  sha256=m.sha256, bytes=m.bytes, start=to_utc_naive(m.start), end=to_utc_naive(m.end),
+                  frames=m.frames, dropped_frames=m.dropped_frames, manifest_json=m.model_dump_json(),
+                  received_at=utcnow())
+    session.add(seg)
+    session.flush()
+    link_segment(session, seg)
+    session.commit()
+    part.unlink(missing_ok=True)
+    mpath.unlink(missing_ok=True)
+    log.info("board %d: stored %s (%d frames, %d bytes)", board, m.segment_id, m.frames, m.bytes)
+    return {"status": "stored", "sha256": m.sha256, "matches": [x.id for x in seg.matches]}
+
+
+class HeartbeatIn(BaseModel):
+    model_config = {"extra": "allow"}
+    state: str = ""
+    fps: float = 0.0
+    frames: int = 0
+    dropped_frames: int = 0
+    spool_segments: int = 0
+    spool_bytes: int = 0
+    free_disk_bytes: int = 0
+    last_segment: str = ""
+    error: str = ""
+    preview_jpeg: str | None = Field(None, max_length=2_000_000)
+
+
+@router.post("/heartbeat")
+async def heartbeat(board: int, b: BoardDep, session: SessionDep, request: Request):
+    try:
+        hb = HeartbeatIn.model_validate(json.loads(await request.body()))
+    except (ValueError, ValidationError) as e:
+        raise HTTPException(422, f"bad heartbeat: {e}") from e
+    now = utcnow()
+    session.add(Heartbeat(board_id=b.id, received_at=now, state=hb.state[:64], fps=hb.fps, frames=hb.frames,
+                          dropped_frames=hb.dropped_frames, spool_segments=hb.spool_segments,
+                          spool_bytes=hb.spool_bytes, free_disk_bytes=hb.free_disk_bytes,
+                          last_segment=hb.last_segment[:64], error=hb.error))
+    b.last_seen_at = now
+    if hb.preview_jpeg:
+        try:
+            jpeg = base64.b64decode(hb.preview_jpeg, validate=True)
+        except (binascii.Error, ValueError) as e:
+            raise HTTPException(422, "preview_jpeg is not base64") from e
+        if jpeg[:2] != b"\xff\xd8":
+            raise HTTPException(422, "preview_jpeg is not a JPEG")
+        b.preview_jpeg = jpeg
+    session.commit()
+    return {"ok": True}

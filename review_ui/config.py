@@ -1,0 +1,62 @@
+"""Server settings: environment variables (BGSCRIBE_*) over a TOML file over defaults.
+
+```toml
+# bgscribe.toml
+data_dir = "/var/lib/bgscribe"
+database_url = "sqlite:////var/lib/bgscribe/bgscribe.db"
+admin_token = "change-me"
+purge_interval_seconds = 300
+```
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="BGSCRIBE_", extra="ignore")
+
+    data_dir: Path = Field(Path("bgscribe-data"), description="database, footage and upload staging live here")
+    database_url: str = Field("", description="SQLAlchemy URL; default: SQLite in data_dir")
+    footage_dir: Path | None = Field(None, description="local footage store; default: data_dir/footage")
+    storage: str = Field("local", description="footage store kind: 'local' (S3-compatible stores plug in here)")
+    admin_token: str = Field("", description="bearer token for the staff API; empty: staff API disabled")
+    purge_interval_seconds: float = Field(300.0, description="how often the server applies retention (0: never)")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_segment_bytes: int = Field(2 << 30, description="largest segment accepted")
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource, **_others: PydanticBaseSettingsSource):
+        # Precedence: explicit arguments, then BGSCRIBE_* environment variables, then the TOML file.
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
+
+    @property
+    def db_url(self) -> str:
+        return self.database_url or f"sqlite:///{(self.data_dir / 'bgscribe.db').resolve()}"
+
+    @property
+    def footage_path(self) -> Path:
+        return self.footage_dir or self.data_dir / "footage"
+
+    @property
+    def staging_path(self) -> Path:
+        return self.data_dir / "staging"
+
+
+def load_settings(config: str | Path | None = None, **overrides) -> Settings:
+    """Settings from `config` (a TOML file; else $BGSCRIBE_CONFIG if set), the environment, and `overrides`."""
+    path = config or os.environ.get("BGSCRIBE_CONFIG")
+    cls: type[Settings] = Settings
+    if path:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"config file {path} not found")
+        cls = type("FileSettings", (Settings,), {"model_config": SettingsConfigDict(
+            env_prefix="BGSCRIBE_", extra="ignore", toml_file=Path(path))})
+    return cls(**{k: v for k, v in overrides.items() if v is not None})

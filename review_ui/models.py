@@ -1,0 +1,145 @@
+"""Database tables. Times are UTC (naive datetimes in SQLite, read as UTC)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+# Retention policies an event can have (see review_ui/retention.py).
+POLICY_MATCH_END = "match_end"  # purge when the match has ended (approved, or unapproved if purge_unapproved)
+POLICY_AFTER_APPROVAL = "after_approval"  # purge retention_days after the transcript was approved
+POLICY_KEEP = "keep"  # never purge automatically
+POLICIES = (POLICY_MATCH_END, POLICY_AFTER_APPROVAL, POLICY_KEEP)
+
+
+class Event(Base):
+    __tablename__ = "events"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    retention_policy: Mapped[str] = mapped_column(String(32), default=POLICY_AFTER_APPROVAL)
+    retention_days: Mapped[float | None] = mapped_column(Float, nullable=True, default=30)
+    # Footage of a match whose transcript is not approved is deleted only when this says so in as many words.
+    purge_unapproved: Mapped[bool] = mapped_column(Boolean, default=False)
+    legal_hold: Mapped[bool] = mapped_column(Boolean, default=False)
+    legal_hold_reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+    boards: Mapped[list[Board]] = relationship(back_populates="event")
+
+
+class Board(Base):
+    """A camera station at the venue. The token is stored as a sha256 hash only."""
+
+    __tablename__ = "boards"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, unique=True)
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id"), nullable=True)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    last_seen_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    preview_jpeg: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+
+    event: Mapped[Event | None] = relationship(back_populates="boards")
+
+
+segment_matches = Table(
+    "segment_matches", Base.metadata,
+    Column("segment_id", ForeignKey("segments.id", ondelete="CASCADE"), primary_key=True),
+    Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+)
+
+
+class Match(Base):
+    __tablename__ = "matches"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id"))
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id"))
+    player1: Mapped[str] = mapped_column(String(200), default="")
+    player2: Mapped[str] = mapped_column(String(200), default="")
+    started_at: Mapped[datetime] = mapped_column(DateTime)
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    approved_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)  # transcript approved
+    legal_hold: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    event: Mapped[Event] = relationship()
+    board: Mapped[Board] = relationship()
+    segments: Mapped[list[Segment]] = relationship(secondary=segment_matches, back_populates="matches")
+
+
+class Segment(Base):
+    __tablename__ = "segments"
+    __table_args__ = (UniqueConstraint("board_id", "segment_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id"))
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id"), nullable=True)
+    segment_id: Mapped[str] = mapped_column(String(64))
+    storage_key: Mapped[str] = mapped_column(String(300))
+    sha256: Mapped[str] = mapped_column(String(64))
+    bytes: Mapped[int] = mapped_column(Integer)
+    start: Mapped[datetime] = mapped_column(DateTime)
+    end: Mapped[datetime] = mapped_column(DateTime)
+    frames: Mapped[int] = mapped_column(Integer)
+    dropped_frames: Mapped[int] = mapped_column(Integer, default=0)
+    manifest_json: Mapped[str] = mapped_column(Text)
+    received_at: Mapped[datetime] = mapped_column(DateTime)
+    deleted_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    board: Mapped[Board] = relationship()
+    event: Mapped[Event | None] = relationship()
+    matches: Mapped[list[Match]] = relationship(secondary=segment_matches, back_populates="segments")
+
+
+class Heartbeat(Base):
+    __tablename__ = "heartbeats"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id"))
+    received_at: Mapped[datetime] = mapped_column(DateTime)
+    state: Mapped[str] = mapped_column(String(64), default="")
+    fps: Mapped[float] = mapped_column(Float, default=0.0)
+    frames: Mapped[int] = mapped_column(Integer, default=0)
+    dropped_frames: Mapped[int] = mapped_column(Integer, default=0)
+    spool_segments: Mapped[int] = mapped_column(Integer, default=0)
+    spool_bytes: Mapped[int] = mapped_column(Integer, default=0)
+    free_disk_bytes: Mapped[int] = mapped_column(Integer, default=0)
+    last_segment: Mapped[str] = mapped_column(String(64), default="")
+    error: Mapped[str] = mapped_column(Text, default="")
+
+
+class PurgeLog(Base):
+    """One row per deleted segment: what, when, why, by which policy. Never deleted."""
+
+    __tablename__ = "purge_log"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime)
+    segment_row_id: Mapped[int] = mapped_column(Integer)
+    board: Mapped[int] = mapped_column(Integer)
+    segment_id: Mapped[str] = mapped_column(String(64))
+    storage_key: Mapped[str] = mapped_column(String(300))
+    sha256: Mapped[str] = mapped_column(String(64))
+    bytes: Mapped[int] = mapped_column(Integer)
+    footage_start: Mapped[datetime] = mapped_column(DateTime)
+    footage_end: Mapped[datetime] = mapped_column(DateTime)
+    event_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    match_ids: Mapped[str] = mapped_column(String(200), default="")
+    policy: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text)
+    verified_absent: Mapped[bool] = mapped_column(Boolean, default=False)  # the store no longer has the object
+    trigger: Mapped[str] = mapped_column(String(32), default="")  # "bgscribe purge", "periodic job"

@@ -1,0 +1,125 @@
+"""Operations on events, boards, matches and segments, shared by the API, the CLI and tests."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .models import POLICIES, POLICY_AFTER_APPROVAL, POLICY_MATCH_END, Board, Event, Match, Segment
+
+
+def utcnow() -> datetime:
+    """Naive UTC, as stored in the database."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def to_utc_naive(d: datetime) -> datetime:
+    return d.astimezone(UTC).replace(tzinfo=None) if d.tzinfo else d
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def token_matches(token: str | None, token_hash: str) -> bool:
+    """Constant-time comparison of a presented token with a stored hash."""
+    if not token:
+        return False
+    return hmac.compare_digest(hash_token(token), token_hash)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class PolicyError(ValueError):
+    pass
+
+
+def check_policy(policy: str, days: float | None, purge_unapproved: bool) -> None:
+    if policy not in POLICIES:
+        raise PolicyError(f"unknown retention policy {policy!r}; one of {', '.join(POLICIES)}")
+    if policy == POLICY_AFTER_APPROVAL and (days is None or days < 0):
+        raise PolicyError("after_approval needs retention_days >= 0")
+    if purge_unapproved and policy != POLICY_MATCH_END:
+        raise PolicyError("purge_unapproved only applies to the match_end policy")
+
+
+def create_event(s: Session, name: str, policy: str = POLICY_AFTER_APPROVAL, days: float | None = 30,
+                 purge_unapproved: bool = False) -> Event:
+    check_policy(policy, days, purge_unapproved)
+    ev = Event(name=name, retention_policy=policy, retention_days=days, purge_unapproved=purge_unapproved,
+               legal_hold=False, legal_hold_reason="", created_at=utcnow())
+    s.add(ev)
+    s.flush()
+    return ev
+
+
+def set_legal_hold(s: Session, event: Event, hold: bool, reason: str = "") -> None:
+    event.legal_hold = hold
+    event.legal_hold_reason = reason if hold else f"released: {reason}".strip(": ")
+    s.flush()
+
+
+def register_board(s: Session, number: int, token: str, event: Event | None = None) -> Board:
+    """Create or update a board; stores only the token's hash."""
+    b = s.scalar(select(Board).where(Board.number == number))
+    if b is None:
+        b = Board(number=number, token_hash=hash_token(token))
+        s.add(b)
+    else:
+        b.token_hash = hash_token(token)
+    if event is not None:
+        b.event_id = event.id
+    s.flush()
+    return b
+
+
+def board_by_number(s: Session, number: int) -> Board | None:
+    return s.scalar(select(Board).where(Board.number == number))
+
+
+def create_match(s: Session, event: Event, board: Board, started_at: datetime, player1: str = "", player2: str = "",
+                 ended_at: datetime | None = None) -> Match:
+    m = Match(event_id=event.id, board_id=board.id, player1=player1, player2=player2,
+              started_at=to_utc_naive(started_at), ended_at=to_utc_naive(ended_at) if ended_at else None,
+              legal_hold=False)
+    s.add(m)
+    s.flush()
+    relink_board(s, board.id)
+    return m
+
+
+def update_match(s: Session, match: Match, **changes) -> Match:
+    for k in ("started_at", "ended_at", "approved_at"):
+        if k in changes and changes[k] is not None:
+            changes[k] = to_utc_naive(changes[k])
+    for k, v in changes.items():
+        setattr(match, k, v)
+    s.flush()
+    if {"started_at", "ended_at"} & changes.keys():
+        relink_board(s, match.board_id)
+    return match
+
+
+def overlaps(seg: Segment, m: Match) -> bool:
+    return seg.end > m.started_at and (m.ended_at is None or seg.start < m.ended_at)
+
+
+def relink_board(s: Session, board_id: int) -> None:
+    """Link every live segment of a board to each match on that board whose time overlaps it."""
+    matches = s.scalars(select(Match).where(Match.board_id == board_id)).all()
+    for seg in s.scalars(select(Segment).where(Segment.board_id == board_id, Segment.deleted_at.is_(None))):
+        seg.matches = [m for m in matches if overlaps(seg, m)]
+    s.flush()
+
+
+def link_segment(s: Session, seg: Segment) -> None:
+    matches = s.scalars(select(Match).where(Match.board_id == seg.board_id)).all()
+    seg.matches = [m for m in matches if overlaps(seg, m)]
+    s.flush()
