@@ -1,0 +1,196 @@
+"""The physical board: dimensions in millimetres and where every slot lies.
+
+Everything here is in the *physical* frame seen from above with the table plane
+at z = 0, x to the right and y downwards (towards the player seated at the
+bottom of the camera image), origin at the board's centre. Vision reports
+checkers per physical slot; which player's home is where is the transcriber's
+business (it learns it from the opening position).
+
+Physical slots: triangles 0..23 — bottom row right to left (0..11), then top
+row left to right (12..23), i.e. the point numbers of the player seated at the
+bottom whose home board is on the right, minus one — then `BAR` (24),
+`TRAY_TOP` (25) and `TRAY_BOTTOM` (26).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+BAR_SLOT, TRAY_TOP, TRAY_BOTTOM = 24, 25, 26
+N_SLOTS = 27
+SLOT_NAMES = [f"p{i}" for i in range(24)] + ["bar", "tray_top", "tray_bottom"]
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """A tournament board (defaults: a 19-inch club/tournament board with 38 mm checkers)."""
+
+    checker_d: float = 38.0
+    checker_h: float = 7.0  # thickness: what a stacked checker rises by
+    point_w: float = 42.0
+    point_len: float = 190.0
+    bar_w: float = 50.0
+    frame: float = 20.0
+    tray_w: float = 50.0
+    trays_right: bool = True  # bear-off trays at the right edge (else the left)
+    inner_h: float = 440.0
+    die_size: float = 16.0
+    cube_size: float = 30.0
+
+    @property
+    def half_w(self) -> float:
+        return 6 * self.point_w
+
+    @property
+    def width(self) -> float:
+        """Outer width: frame, half, bar, half, frame, tray, frame."""
+        return 2 * self.half_w + self.bar_w + self.tray_w + 4 * self.frame
+
+    @property
+    def height(self) -> float:
+        return self.inner_h + 2 * self.frame
+
+    @cached_property
+    def _x0(self) -> float:
+        """x of the playing field's left edge (inside the frame)."""
+        left = -self.width / 2 + self.frame
+        return left if self.trays_right else left + self.tray_w + 2 * self.frame
+
+    def field(self) -> tuple[float, float, float, float]:
+        """Playing field (both halves and the bar): x0, y0, x1, y1."""
+        x0 = self._x0
+        return x0, -self.inner_h / 2, x0 + 2 * self.half_w + self.bar_w, self.inner_h / 2
+
+    def tray_rect(self, top: bool) -> tuple[float, float, float, float]:
+        x0 = self.width / 2 - self.frame - self.tray_w if self.trays_right else -self.width / 2 + self.frame
+        gap = 10.0
+        if top:
+            return x0, -self.inner_h / 2, x0 + self.tray_w, -gap / 2
+        return x0, gap / 2, x0 + self.tray_w, self.inner_h / 2
+
+    def bar_rect(self) -> tuple[float, float, float, float]:
+        x = self._x0 + self.half_w
+        return x, -self.inner_h / 2, x + self.bar_w, self.inner_h / 2
+
+    def corners(self) -> np.ndarray:
+        """The board's four outer corners (TL, TR, BR, BL), mm."""
+        w, h = self.width / 2, self.height / 2
+        return np.array([[-w, -h], [w, -h], [w, h], [-w, h]], dtype=np.float64)
+
+    def point_base_x(self, slot: int) -> float:
+        """Centre x of triangle ``slot``'s base."""
+        col = 11 - slot if slot < 12 else slot - 12  # 0 = leftmost column
+        x = self._x0 + (col + 0.5) * self.point_w
+        if col >= 6:
+            x += self.bar_w
+        return x
+
+    def triangle(self, slot: int) -> np.ndarray:
+        """The triangle's three corners (base left, base right, tip), mm."""
+        x = self.point_base_x(slot)
+        if slot < 12:  # bottom row: base at the bottom edge, tip pointing up
+            y0, y1 = self.inner_h / 2, self.inner_h / 2 - self.point_len
+        else:
+            y0, y1 = -self.inner_h / 2, -self.inner_h / 2 + self.point_len
+        return np.array([[x - self.point_w / 2, y0], [x + self.point_w / 2, y0], [x, y1]])
+
+    def checker_spot(self, slot: int, k: int) -> tuple[float, float, float]:
+        """Where the k-th checker (0-based) on a slot rests: x, y, and height of its top (mm).
+
+        Points: five along the triangle from the base; the sixth on starts a second layer
+        lying in the grooves of the first, then a third, ... (15 fit: 5+4+3+2+1).
+        The bar: each colour lines up from the middle towards its own half.
+        """
+        r = self.checker_d / 2
+        layer, pos = _layer_of(k)
+        offset = r + 2.0 + (pos + layer / 2) * self.checker_d * 0.98
+        height = (layer + 1) * self.checker_h
+        if slot < 24:
+            x = self.point_base_x(slot)
+            y = self.inner_h / 2 - offset if slot < 12 else -self.inner_h / 2 + offset
+            return x, y, height
+        raise ValueError("use bar_spot / tray_spot for the bar and trays")
+
+    def bar_spot(self, upper: bool, k: int) -> tuple[float, float, float]:
+        """Checkers on the bar: light from the middle upwards, dark downwards (the caller picks)."""
+        x0, _, x1, _ = self.bar_rect()
+        layer, pos = _layer_of(k)
+        off = self.cube_size / 2 + 8 + self.checker_d / 2 + (pos + layer / 2) * self.checker_d * 0.98
+        y = -off if upper else off
+        return (x0 + x1) / 2, y, (layer + 1) * self.checker_h
+
+    def tray_spot(self, top: bool, k: int) -> tuple[float, float]:
+        """Borne-off checkers stand on edge in the tray, a row from the board's end inwards."""
+        x0, y0, x1, y1 = self.tray_rect(top)
+        pitch = self.checker_h * 0.95
+        y = y0 + 4 + (k + 0.5) * pitch if top else y1 - 4 - (k + 0.5) * pitch
+        return (x0 + x1) / 2, y
+
+    def cube_spot(self, place: str) -> tuple[float, float]:
+        """'centre' (middle of the bar), 'top' / 'bottom' (the owner's end of the bar), or 'off'."""
+        x0, y0, x1, y1 = self.bar_rect()
+        cx = (x0 + x1) / 2
+        if place == "centre":
+            return cx, 0.0
+        if place == "top":
+            return cx, y0 + self.cube_size / 2 + 6
+        if place == "bottom":
+            return cx, y1 - self.cube_size / 2 - 6
+        # off the board: on the table beside the frame
+        return self.width / 2 + 60 if not self.trays_right else -self.width / 2 - 60, 0.0
+
+    def right_half(self, seat_bottom: bool) -> tuple[float, float, float, float]:
+        """The half of the playing surface to the right of a seated player (where they roll).
+
+        The bottom player's right is +x; the top player faces the other way, so their right
+        is -x. Returns the rectangle x0, y0, x1, y1 (mm) inside the field, away from the bar.
+        """
+        fx0, fy0, fx1, fy1 = self.field()
+        bx0, _, bx1, _ = self.bar_rect()
+        if seat_bottom:
+            return bx1 + 8, fy0 + 40, fx1 - 8, fy1 - 40
+        return fx0 + 8, fy0 + 40, bx0 - 8, fy1 - 40
+
+
+def _layer_of(k: int) -> tuple[int, int]:
+    """Stack index -> (layer, position within the layer): 5 + 4 + 3 + 2 + 1."""
+    size = 5
+    layer = 0
+    while k >= size and size > 1:
+        k -= size
+        size -= 1
+        layer += 1
+    return layer, min(k, size - 1)
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Who sits where: which colour each record player has and where their home is.
+
+    ``p0_bottom``: record player 0 sits at the bottom of the camera image.
+    ``home_right``: the bottom player's home board is on the right (+x) half;
+    the top player's home is then on the same side of the board, across from it.
+    ``p0_light``: player 0 plays the light checkers.
+    """
+
+    p0_bottom: bool = True
+    home_right: bool = True
+    p0_light: bool = True
+
+    def slot(self, player: int, point: int) -> int:
+        """Physical slot of ``player``'s point (1..24, own numbering)."""
+        bottom = (player == 0) == self.p0_bottom
+        p = point if bottom else 25 - point  # in the bottom player's numbering
+        s = p - 1  # bottom player's home bottom-right: slot = point - 1
+        if not self.home_right:
+            s = 11 - s if s < 12 else 35 - s
+        return s
+
+    def light(self, player: int) -> bool:
+        return (player == 0) == self.p0_light
+
+    def bottom(self, player: int) -> bool:
+        return (player == 0) == self.p0_bottom

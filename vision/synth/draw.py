@@ -1,0 +1,427 @@
+"""Draw a `Scene` top-down on the table plane ("canonical" image).
+
+The static part (table, board, points, clock and scoreboard bodies) is drawn
+once per style; per frame only checkers, dice, cube, hands and digits are
+composited, from cached sprites. Raised things (stacked checkers, dice on a
+checker, hands) are shifted away from the camera's nadir by their height, so the
+later camera warp shows the parallax a real overhead camera sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from ..geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
+from .scene import DARK, LIGHT, Die, Hand, Scene
+from .style import Style, texture
+
+PIPS = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+CUBE_FACES = {1: "64", 2: "2", 4: "4", 8: "8", 16: "16", 32: "32", 64: "64"}
+
+
+@dataclass
+class Canvas:
+    """World (mm) <-> canonical pixels."""
+
+    x0: float
+    y0: float
+    scale: float  # px per mm
+    width: int
+    height: int
+
+    @classmethod
+    def around(cls, geom: BoardGeometry, scale: float, side: float = 240.0, ends: float = 140.0) -> Canvas:
+        x0, y0 = -geom.width / 2 - side, -geom.height / 2 - ends
+        w = int(round((geom.width + 2 * side) * scale))
+        h = int(round((geom.height + 2 * ends) * scale))
+        return cls(x0, y0, scale, w, h)
+
+    def px(self, x: float, y: float) -> tuple[float, float]:
+        return (x - self.x0) * self.scale, (y - self.y0) * self.scale
+
+    def pts(self, xy: np.ndarray) -> np.ndarray:
+        return np.round((np.asarray(xy) - [self.x0, self.y0]) * self.scale * 16).astype(np.int32)
+
+
+class BoardPainter:
+    """Paints scenes of one board (geometry + style) seen from one eye point."""
+
+    def __init__(self, geom: BoardGeometry, style: Style, canvas: Canvas, rng: np.random.Generator,
+                 clock_left: bool = True):
+        self.geom, self.style, self.canvas = geom, style, canvas
+        self.clock_left = clock_left
+        self.eye = (0.0, 0.0, 1000.0)
+        self.static = self._paint_static(rng)
+        s = canvas.scale
+        self._checker = {c: _checker_sprite(geom.checker_d * s, col, style.rim)
+                         for c, col in ((LIGHT, style.light), (DARK, style.dark))}
+        self._edge = {c: _edge_sprite(geom.checker_d * s, geom.checker_h * 0.95 * s, col)
+                      for c, col in ((LIGHT, style.light), (DARK, style.dark))}
+        self._shadow = _shadow_sprite(geom.checker_d * s)
+
+    # ------------------------------------------------------------------ static
+
+    def _paint_static(self, rng: np.random.Generator) -> np.ndarray:
+        g, st, cv = self.geom, self.style, self.canvas
+        img = np.empty((cv.height, cv.width, 3), np.float32)
+        img[:] = st.table
+        img *= texture((cv.height, cv.width), rng, 30 * cv.scale, 0.05)[..., None]
+
+        def rect(x0, y0, x1, y1, colour, tex=0.0, streak=False):
+            (a, b), (c, d) = cv.px(x0, y0), cv.px(x1, y1)
+            a, b, c, d = int(a), int(b), int(np.ceil(c)), int(np.ceil(d))
+            patch = np.empty((d - b, c - a, 3), np.float32)
+            patch[:] = colour
+            if tex:
+                patch *= texture(patch.shape[:2], rng, st.grain * cv.scale / 2, tex, streak)[..., None]
+            img[b:d, a:c] = patch
+
+        w, h = g.width / 2, g.height / 2
+        # a soft drop shadow of the board on the table
+        sh = np.zeros((cv.height, cv.width), np.float32)
+        (a, b), (c, d) = cv.px(-w + 6, -h + 10), cv.px(w + 6, h + 10)
+        cv2.rectangle(sh, (int(a), int(b)), (int(c), int(d)), 1.0, -1)
+        sh = cv2.GaussianBlur(sh, (0, 0), 8 * cv.scale)
+        img *= (1 - 0.35 * sh)[..., None]
+        rect(-w, -h, w, h, st.frame, st.texture * 1.5, streak=True)
+        fx0, fy0, fx1, fy1 = g.field()
+        rect(fx0, fy0, fx1, fy1, st.field, st.texture)
+        bx0, by0, bx1, by1 = g.bar_rect()
+        rect(bx0, by0 - g.frame, bx1, by1 + g.frame, st.bar, st.texture * 1.5, streak=True)
+        for top in (True, False):
+            tx0, ty0, tx1, ty1 = g.tray_rect(top)
+            rect(tx0, ty0, tx1, ty1, tuple(int(c * 0.8) for c in st.field), st.texture)
+        for slot in range(24):
+            col = st.point_a if (slot % 2 == 0) else st.point_b
+            tri = cv.pts(g.triangle(slot))
+            cv2.fillPoly(img, [tri], col, cv2.LINE_AA, shift=4)
+        # Clock and scoreboard bodies on the table, either side of the board.
+        cx = -w - 120 if self.clock_left else w + 120
+        self._clock_rect = (cx - 45, -85.0, cx + 45, 85.0)
+        rect(*self._clock_rect, (40, 40, 45), 0.03)
+        sx = -cx
+        self._score_rect = (sx - 40, -60.0, sx + 40, 60.0)
+        rect(*self._score_rect, (235, 235, 235), 0.03)
+        return np.clip(img, 0, 255).astype(np.uint8)
+
+    # ------------------------------------------------------------------ per frame
+
+    def paint(self, scene: Scene, jitter: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+        """The canonical image of ``scene`` and where things were drawn (for labels)."""
+        img = self.static.copy()
+        drawn: dict = {"checkers": [], "dice": [], "cube": None}
+        self._digits(img, scene)
+        self._trays(img, scene)
+        self._checkers(img, scene, jitter, drawn)
+        self._cube(img, scene, drawn)
+        for die in scene.dice:
+            self._die(img, die, drawn)
+        for hand in scene.hands:
+            self._hand(img, hand)
+        return img, drawn
+
+    def lift(self, x: float, y: float, h: float) -> tuple[float, float, float]:
+        """Where a point ``h`` mm above the table at (x, y) lands on the table plane, seen from the eye;
+        and the scale it appears at."""
+        ex, ey, ez = self.eye
+        k = h / max(ez - h, 1.0)
+        return x + (x - ex) * k, y + (y - ey) * k, 1.0 + k
+
+    def _checkers(self, img, scene: Scene, jitter, drawn) -> None:
+        g = self.geom
+        items = []  # (height, x, y, colour, slot, k)
+        for slot in range(24):
+            for colour in (LIGHT, DARK):
+                for k in range(int(scene.counts[slot, colour])):
+                    x, y, h = g.checker_spot(slot, k)
+                    items.append((h, x, y, colour, slot, k))
+        for colour in (LIGHT, DARK):
+            for k in range(int(scene.counts[BAR_SLOT, colour])):
+                x, y, h = g.bar_spot(colour == LIGHT, k)
+                items.append((h, x, y, colour, BAR_SLOT, k))
+        items.sort(key=lambda t: t[0])
+        for h, x, y, colour, slot, k in items:
+            if jitter is not None:
+                x += jitter[slot, k % 16, 0]
+                y += jitter[slot, k % 16, 1]
+            lx, ly, _ = self.lift(x, y, h)
+            sx, sy = self.canvas.px(lx + 1.5 * h / 7, ly + 2.0 * h / 7)
+            _blend_alpha(img, None, self._shadow, sx, sy, 0.45)
+            px, py = self.canvas.px(lx, ly)
+            rgb, alpha = self._checker[colour]
+            _blend_alpha(img, rgb, alpha, px, py)
+            drawn["checkers"].append((slot, colour, px, py, g.checker_d * self.canvas.scale))
+
+    def _trays(self, img, scene: Scene) -> None:
+        for slot, top in ((TRAY_TOP, True), (TRAY_BOTTOM, False)):
+            k = 0
+            for colour in (LIGHT, DARK):
+                for _ in range(int(scene.counts[slot, colour])):
+                    x, y = self.geom.tray_spot(top, k)
+                    rgb, alpha = self._edge[colour]
+                    _blend_alpha(img, rgb, alpha, *self.canvas.px(x, y))
+                    k += 1
+
+    def _cube(self, img, scene: Scene, drawn) -> None:
+        x, y = self.geom.cube_spot(scene.cube_place)
+        x, y, _ = self.lift(x, y, self.geom.cube_size)
+        size = self.geom.cube_size * self.canvas.scale
+        rgb, alpha = _cube_sprite(int(round(size)), scene.cube_value, self.style.cube, self.style.cube_ink,
+                                  scene.cube_place == "top")
+        px, py = self.canvas.px(x, y)
+        _blend_alpha(img, None, self._shadow_for(rgb.shape[0]), px + 0.15 * size, py + 0.2 * size, 0.4)
+        _blend_alpha(img, rgb, alpha, px, py)
+        drawn["cube"] = (scene.cube_value, scene.cube_place, px, py, size)
+
+    def _shadow_for(self, size: int) -> np.ndarray:
+        return _shadow_sprite(float(size))
+
+    def _die(self, img, die: Die, drawn) -> None:
+        g, s = self.geom, self.canvas.scale
+        x, y, k = self.lift(die.x, die.y, die.z + g.die_size)
+        size = g.die_size * s * k
+        angle_bucket = int(round(die.angle / 3.0)) * 3 % 360
+        rgb, alpha = _die_sprite(int(round(size)), die.value, angle_bucket, die.cocked, self.style.die,
+                                 self.style.pip)
+        px, py = self.canvas.px(x, y)
+        if die.moving:
+            rgb = cv2.blur(rgb, (7, 7))
+            alpha = cv2.blur(alpha, (7, 7))
+        shadow_off = (0.2 + die.z / 40) * size
+        _blend_alpha(img, None, _shadow_sprite(size * 1.1), px + shadow_off, py + shadow_off, 0.45)
+        _blend_alpha(img, rgb, alpha, px, py)
+        drawn["dice"].append((die, px, py, size))
+
+    def _digits(self, img, scene: Scene) -> None:
+        cv = self.canvas
+        x0, y0, x1, y1 = self._clock_rect
+        for i, (secs, yy) in enumerate(((scene.clock[0], y1 - 30), (scene.clock[1], y0 + 30))):
+            secs = max(0, int(secs))
+            text = f"{secs // 60:02d}:{secs % 60:02d}"
+            lcd = (110, 200, 120) if scene.clock_running == i else (80, 130, 90)
+            (a, b), (c, d) = cv.px(x0 + 8, yy - 18), cv.px(x1 - 8, yy + 18)
+            img[int(b):int(d), int(a):int(c)] = lcd
+            _text(img, text, cv.px(x0 + 12, yy + 10), 0.024 * cv.scale * 12, (20, 30, 20))
+        x0, y0, x1, y1 = self._score_rect
+        _text(img, str(scene.score[1]), cv.px(x0 + 15, y0 + 45), 0.05 * cv.scale * 12, (20, 20, 20))
+        _text(img, str(scene.score[0]), cv.px(x0 + 15, y1 - 12), 0.05 * cv.scale * 12, (20, 20, 20))
+        _text(img, str(scene.length), cv.px(x1 - 30, 8), 0.025 * cv.scale * 12, (120, 40, 40))
+
+    def _hand_shapes(self, hand: Hand):
+        """Arm, palm and finger polygons (mm), and the fingertip point and pointing direction."""
+        cv = self.canvas
+        edge_y = cv.y0 + cv.height / cv.scale + 50 if hand.from_bottom else cv.y0 - 50
+        tip = np.array(self.lift(hand.x, hand.y, 120.0)[:2])
+        direction = np.array([0.0, 1.0 if hand.from_bottom else -1.0])
+        wrist = tip + direction * 150
+        elbow = np.array([tip[0] * 1.07, edge_y])
+        arm = _capsule_poly(wrist, elbow, hand.width * 0.55)
+        palm = _ellipse_poly(tip + direction * 75, hand.width / 2, 80)
+        fingers = [_capsule_poly(tip + direction * 40 + [dx, 0], tip + [dx * 1.1, -direction[1] * 5], 9)
+                   for dx in (-27, -9, 9, 27)]
+        return arm, palm, fingers, tip, direction
+
+    def hand_mask(self, scene: Scene) -> np.ndarray | None:
+        """Canonical pixels covered by hands and arms (None when there are none)."""
+        if not scene.hands:
+            return None
+        mask = np.zeros((self.canvas.height, self.canvas.width), np.uint8)
+        for hand in scene.hands:
+            arm, palm, fingers, tip, _ = self._hand_shapes(hand)
+            for poly in (arm, palm, *fingers):
+                cv2.fillPoly(mask, [self.canvas.pts(poly)], 1, shift=4)
+            if hand.cup:
+                cv2.circle(mask, tuple(int(v) for v in self.canvas.px(*tip)), int(45 * self.canvas.scale), 1, -1)
+        return mask.astype(bool)
+
+    def _hand(self, img, hand: Hand) -> None:
+        cv = self.canvas
+        arm, palm, fingers, tip, direction = self._hand_shapes(hand)
+        shadow_off = np.array([25.0, 35.0])
+        polys = [cv.pts(poly + shadow_off) for poly in (arm, palm, *fingers)]
+        # the shadow is drawn only inside its bounding box: a full-canvas blur costs tens of ms
+        allp = np.concatenate(polys) >> 4
+        x0, y0 = np.maximum(allp.min(0) - 10, 0)
+        x1, y1 = np.minimum(allp.max(0) + 10, [img.shape[1], img.shape[0]])
+        if x1 > x0 and y1 > y0:
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            off = np.array([x0 * 16, y0 * 16], np.int32)
+            cv2.fillPoly(mask, [p - off for p in polys], 255, cv2.LINE_AA, shift=4)
+            mask = cv2.blur(mask, (15, 15))
+            region = img[y0:y1, x0:x1]
+            region[:] = (region * (1 - 0.45 * mask[..., None] / 255.0)).astype(np.uint8)
+        if hand.cup:
+            cv2.circle(img, tuple(int(v) for v in cv.px(*tip)), int(45 * cv.scale), (30, 45, 70), -1, cv2.LINE_AA)
+        if hand.holding is not None:
+            rgb, alpha = self._checker[hand.holding]
+            _blend_alpha(img, rgb, alpha, *cv.px(*(tip + direction * 10)))
+        cv2.fillPoly(img, [cv.pts(arm)], hand.sleeve, cv2.LINE_AA, shift=4)
+        cv2.fillPoly(img, [cv.pts(palm)], hand.skin, cv2.LINE_AA, shift=4)
+        dark = tuple(int(c * 0.85) for c in hand.skin)
+        for f in fingers:
+            cv2.fillPoly(img, [cv.pts(f)], dark, cv2.LINE_AA, shift=4)
+
+
+# ---------------------------------------------------------------------- sprites and helpers
+
+
+def _blend_alpha(img: np.ndarray, rgb: np.ndarray | None, alpha: np.ndarray, cx: float, cy: float,
+                 strength: float = 1.0) -> None:
+    """Alpha-composite a sprite centred at (cx, cy); ``rgb`` None darkens (a shadow)."""
+    h, w = alpha.shape[:2]
+    x0, y0 = int(round(cx - w / 2)), int(round(cy - h / 2))
+    X0, Y0 = max(x0, 0), max(y0, 0)
+    X1, Y1 = min(x0 + w, img.shape[1]), min(y0 + h, img.shape[0])
+    if X0 >= X1 or Y0 >= Y1:
+        return
+    a = alpha[Y0 - y0:Y1 - y0, X0 - x0:X1 - x0, None] * strength
+    dst = img[Y0:Y1, X0:X1].astype(np.float32)
+    if rgb is None:
+        dst *= 1 - a
+    else:
+        dst += (rgb[Y0 - y0:Y1 - y0, X0 - x0:X1 - x0] - dst) * a
+    img[Y0:Y1, X0:X1] = dst
+
+
+@lru_cache(maxsize=64)
+def _checker_sprite_cached(d: int, colour: tuple, rim: float) -> tuple[np.ndarray, np.ndarray]:
+    r = d / 2
+    yy, xx = np.mgrid[0:d, 0:d].astype(np.float32)
+    dx, dy = xx - (d - 1) / 2, yy - (d - 1) / 2
+    rr = np.sqrt(dx * dx + dy * dy) / r
+    alpha = np.clip((1.0 - rr) * r, 0, 1).astype(np.float32)
+    base = np.array(colour, np.float32)
+    shade = 1.0 - 0.12 * rr**3  # a little darker towards the rim
+    ridge = 1.0 - rim * np.exp(-((rr - 0.72) ** 2) / 0.002)  # the turned groove
+    light = 1.0 + 0.10 * np.clip(-(dx + dy) / (2 * r), -1, 1)  # lit from the top left
+    rgb = np.clip(base[None, None, :] * (shade * ridge * light)[..., None], 0, 255)
+    edge = (rr > 0.94) & (rr <= 1.0)
+    rgb[edge] *= 0.7
+    return rgb.astype(np.float32), alpha
+
+
+def _checker_sprite(d: float, colour, rim: float):
+    return _checker_sprite_cached(int(round(d)), tuple(colour), round(rim, 2))
+
+
+@lru_cache(maxsize=8)
+def _edge_sprite_cached(d: int, t: int, colour: tuple):
+    h, w = max(3, t), d
+    rgb = np.empty((h, w, 3), np.float32)
+    rgb[:] = colour
+    rgb[0] *= 0.75
+    rgb[-1] *= 0.6
+    rgb[:, :2] *= 0.8
+    rgb[:, -2:] *= 0.8
+    return rgb, np.ones((h, w), np.float32)
+
+
+def _edge_sprite(d: float, t: float, colour):
+    return _edge_sprite_cached(int(round(d)), int(round(t)), tuple(colour))
+
+
+@lru_cache(maxsize=32)
+def _shadow_sprite_cached(d: int) -> np.ndarray:
+    size = int(d * 1.3) | 1
+    a = np.zeros((size, size), np.float32)
+    cv2.circle(a, (size // 2, size // 2), int(d / 2), 1.0, -1, cv2.LINE_AA)
+    return cv2.GaussianBlur(a, (0, 0), max(1.0, d * 0.06))
+
+
+def _shadow_sprite(d: float) -> np.ndarray:
+    return _shadow_sprite_cached(int(round(d)))
+
+
+@lru_cache(maxsize=2048)
+def _die_sprite(size: int, value: int, angle: int, cocked: bool, colour: tuple, pip: tuple):
+    """A die seen from above: rounded square with pips; cocked dice show a side face and a skewed top."""
+    size = max(size, 8)
+    big = size * 4  # draw large, then shrink: smooth edges
+    pad = big
+    canvas = np.zeros((big + 2 * pad, big + 2 * pad, 3), np.float32)
+    alpha = np.zeros(canvas.shape[:2], np.float32)
+    c0 = pad
+    r = big // 8
+    top_h = big if not cocked else int(big * 0.62)
+    if cocked:  # the side face of a die resting tilted on something
+        side = np.array(colour, np.float32) * 0.7
+        cv2.rectangle(canvas, (c0, c0 + top_h), (c0 + big, c0 + big), side.tolist(), -1)
+        cv2.rectangle(alpha, (c0, c0 + top_h), (c0 + big, c0 + big), 1.0, -1)
+    cv2.rectangle(canvas, (c0 + r, c0), (c0 + big - r, c0 + top_h), colour, -1)
+    cv2.rectangle(canvas, (c0, c0 + r), (c0 + big, c0 + top_h - r), colour, -1)
+    cv2.rectangle(alpha, (c0 + r, c0), (c0 + big - r, c0 + top_h), 1.0, -1)
+    cv2.rectangle(alpha, (c0, c0 + r), (c0 + big, c0 + top_h - r), 1.0, -1)
+    for cx, cy in ((c0 + r, c0 + r), (c0 + big - r, c0 + r), (c0 + r, c0 + top_h - r), (c0 + big - r, c0 + top_h - r)):
+        cv2.circle(canvas, (cx, cy), r, colour, -1)
+        cv2.circle(alpha, (cx, cy), r, 1.0, -1)
+    edge = np.array(colour, np.float32) * 0.8
+    cv2.rectangle(canvas, (c0 + 2, c0 + 2), (c0 + big - 3, c0 + top_h - 3), edge.tolist(), max(1, big // 40))
+    pr = max(1, int(big * 0.09))
+    step_x, step_y = big * 0.27, top_h * 0.27
+    for px, py in PIPS[value]:
+        cv2.circle(canvas, (int(c0 + big / 2 + px * step_x), int(c0 + top_h / 2 + py * step_y)), pr, pip, -1,
+                   cv2.LINE_AA)
+    center = (canvas.shape[1] / 2, canvas.shape[0] / 2)
+    m = cv2.getRotationMatrix2D(center, angle, 1.0)
+    canvas = cv2.warpAffine(canvas, m, canvas.shape[1::-1], flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpAffine(alpha, m, alpha.shape[1::-1], flags=cv2.INTER_LINEAR)
+    out = int(size * 1.5) | 1
+    crop = slice(pad + big // 2 - int(big * 0.75), pad + big // 2 + int(big * 0.75))
+    canvas = cv2.resize(canvas[crop, crop], (out, out), interpolation=cv2.INTER_AREA)
+    alpha = cv2.resize(alpha[crop, crop], (out, out), interpolation=cv2.INTER_AREA)
+    return canvas, alpha
+
+
+@lru_cache(maxsize=64)
+def _cube_sprite(size: int, value: int, colour: tuple, ink: tuple, flipped: bool):
+    size = max(size, 8)
+    rgb = np.empty((size, size, 3), np.uint8)  # putText draws on 8-bit images only
+    rgb[:] = colour
+    cv2.rectangle(rgb, (0, 0), (size - 1, size - 1), [int(c * 0.75) for c in colour], max(1, size // 14))
+    text = CUBE_FACES.get(value, str(value))
+    scale = size / (48 if len(text) > 1 else 34)
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, max(1, size // 18))
+    cv2.putText(rgb, text, ((size - tw) // 2, (size + th) // 2), cv2.FONT_HERSHEY_DUPLEX, scale, ink,
+                max(1, size // 18), cv2.LINE_AA)
+    if flipped:
+        rgb = rgb[::-1, ::-1]
+    return rgb.astype(np.float32), np.ones((size, size), np.float32)
+
+
+def _text(img, text: str, org: tuple[float, float], scale: float, colour) -> None:
+    """putText on a small crop: OpenCV 5's putText costs time in proportion to the whole image."""
+    thick = max(1, int(scale * 2))
+    (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    x, y = int(org[0]), int(org[1])
+    x0, y0 = max(x - 2, 0), max(y - th - 2, 0)
+    x1, y1 = min(x + tw + 2, img.shape[1]), min(y + base + 2, img.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    crop = np.ascontiguousarray(img[y0:y1, x0:x1])
+    cv2.putText(crop, text, (x - x0, y - y0), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+    img[y0:y1, x0:x1] = crop
+
+
+def _capsule_poly(a: np.ndarray, b: np.ndarray, r: float, n: int = 10) -> np.ndarray:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    d = b - a
+    ang = np.arctan2(d[1], d[0])
+    arc1 = [a + r * np.array([np.cos(t), np.sin(t)]) for t in np.linspace(ang + np.pi / 2, ang + 3 * np.pi / 2, n)]
+    arc2 = [b + r * np.array([np.cos(t), np.sin(t)]) for t in np.linspace(ang - np.pi / 2, ang + np.pi / 2, n)]
+    return np.array(arc1 + arc2)
+
+
+def _ellipse_poly(c: np.ndarray, rx: float, ry: float, n: int = 24) -> np.ndarray:
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return np.stack([c[0] + rx * np.cos(t), c[1] + ry * np.sin(t)], 1)

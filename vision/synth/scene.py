@@ -1,0 +1,113 @@
+"""What is on the table at one instant: checkers, dice, cube, hands, clock, score.
+
+All coordinates are physical board millimetres (see `vision.geometry`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from transcriber.position import Position
+
+from ..geometry import BAR_SLOT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, BoardGeometry, Seating
+
+LIGHT, DARK = 0, 1
+
+
+@dataclass(frozen=True)
+class Die:
+    value: int
+    x: float
+    y: float
+    angle: float  # degrees
+    cocked: bool = False
+    on_checker: bool = False
+    z: float = 0.0  # height of the die's bottom (a die on a checker rests on it)
+    moving: bool = False  # tumbling: drawn blurred, not a settled read
+
+
+@dataclass(frozen=True)
+class Hand:
+    """An arm reaching in from a player's edge; (x, y) is where the fingertips are."""
+
+    x: float
+    y: float
+    from_bottom: bool
+    skin: tuple[int, int, int]
+    sleeve: tuple[int, int, int]
+    holding: int | None = None  # LIGHT / DARK checker carried, or None
+    cup: bool = False
+    width: float = 85.0
+
+
+@dataclass(frozen=True)
+class Scene:
+    counts: np.ndarray  # (27, 2) int: light, dark per physical slot
+    dice: tuple[Die, ...] = ()
+    cube_value: int = 1
+    cube_place: str = "centre"  # centre / top / bottom / off
+    hands: tuple[Hand, ...] = ()
+    clock: tuple[float, float] = (840.0, 840.0)  # seconds left: bottom player, top player
+    clock_running: int | None = None  # 0 bottom, 1 top
+    score: tuple[int, int] = (0, 0)  # bottom player, top player
+    length: int = 7
+    shift: tuple[float, float, float] = (0.0, 0.0, 0.0)  # board bump: dx, dy (mm), rotation (deg)
+
+    def with_(self, **kw) -> Scene:
+        return replace(self, **kw)
+
+    def key(self) -> tuple:
+        """Everything that changes the picture (for reusing a rendered frame)."""
+        return (self.counts.tobytes(), self.dice, self.cube_value, self.cube_place, self.hands,
+                int(self.clock[0]), int(self.clock[1]), self.clock_running, self.score, self.shift)
+
+
+def stack_under(counts: np.ndarray, geom: BoardGeometry, x: float, y: float) -> float | None:
+    """Height of the checker stack under (x, y) on the points, or None (a die there lies on the board)."""
+    r2 = (geom.checker_d / 2) ** 2
+    for slot in range(24):
+        for colour in (LIGHT, DARK):
+            for k in range(int(counts[slot, colour])):
+                cx, cy, h = geom.checker_spot(slot, k)
+                if (x - cx) ** 2 + (y - cy) ** 2 < r2:
+                    return h
+    return None
+
+
+def slot_counts(position: Position, seating: Seating) -> np.ndarray:
+    """Physical slot counts (light, dark) of a rules-engine position."""
+    counts = np.zeros((N_SLOTS, 2), dtype=np.int16)
+    for player in (0, 1):
+        colour = LIGHT if seating.light(player) else DARK
+        side = position.sides[player]
+        for p in range(1, 25):
+            if side[p - 1]:
+                counts[seating.slot(player, p), colour] += side[p - 1]
+        counts[BAR_SLOT, colour] += side[24]
+        counts[TRAY_BOTTOM if seating.bottom(player) else TRAY_TOP, colour] += position.off(player)
+    return counts
+
+
+@dataclass
+class Appearance:
+    """Per-match randomness that stays fixed while the match is played."""
+
+    skins: list[tuple[int, int, int]] = field(default_factory=list)  # bottom player, top player
+    sleeves: list[tuple[int, int, int]] = field(default_factory=list)
+    jitter: np.ndarray | None = None  # (27, 16, 2) small per-checker offsets, mm
+
+    @classmethod
+    def random(cls, rng: np.random.Generator) -> Appearance:
+        skins = [_skin(rng) for _ in range(3)]
+        sleeves = [tuple(int(c) for c in rng.integers(20, 235, 3)) for _ in range(3)]
+        return cls(skins=skins, sleeves=sleeves, jitter=rng.normal(0, 1.2, (N_SLOTS, 16, 2)))
+
+
+def _skin(rng: np.random.Generator) -> tuple[int, int, int]:
+    tone = rng.uniform(0, 1)
+    r = 90 + 150 * (1 - tone * 0.7)
+    g = 60 + 120 * (1 - tone * 0.75)
+    b = 45 + 100 * (1 - tone * 0.8)
+    return int(b), int(g), int(r)
