@@ -49,6 +49,16 @@ def main(argv: list[str] | None = None) -> int:
 
     add_footage_commands(sub)
 
+    p = sub.add_parser("simulate", help="render a match as overhead-camera footage with truth, or training frames",
+                       description="Play a match on a simulated tournament board under a simulated camera and "
+                                   "write an H.264 video plus, with --truth, exactly what was on the board at "
+                                   "every frame and when each roll, play and cube action happened. With --frames "
+                                   "N, write N labelled still frames for training instead.")
+    from vision.synth.cli import add_arguments
+
+    add_arguments(p)
+    p.set_defaults(func=cmd_simulate)
+
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -58,6 +68,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def cmd_simulate(args) -> int:
+    from vision.synth.cli import run
+
+    return run(args)
 
 
 def cmd_validate(args) -> int:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..geometry import BoardGeometry
-from .camera import CameraPose, Sensor
+from .camera import CameraPose, Sensor, project
 from .timeline import Pacing
 
 
@@ -48,14 +48,30 @@ PROFILES: dict[str, RenderProfile] = {
 
 def camera_for(profile: RenderProfile, geom: BoardGeometry, size: tuple[int, int], rng: np.random.Generator,
                ) -> CameraPose:
-    """A camera that sees the board with the clock and scoreboard beside it, posed per the profile."""
+    """A camera that sees the board with the clock and scoreboard beside it, posed per the profile.
+
+    Poses are drawn until the whole board is in the picture: a set-up check (the hardware
+    guide's) would reject a camera that cuts the board off."""
+    w, h = size
+    for attempt in range(60):
+        spread = 1.0 if attempt < 30 else 0.5  # be gentler if the profile's extremes keep failing
+        pose = _draw_pose(profile, geom, size, rng, spread)
+        corners = project(pose, geom.corners())
+        if (corners[:, 0].min() > 0.01 * w and corners[:, 0].max() < 0.99 * w and corners[:, 1].min() > 0.01 * h
+                and corners[:, 1].max() < 0.99 * h):
+            return pose
+    return _draw_pose(profile, geom, size, rng, 0.0)
+
+
+def _draw_pose(profile: RenderProfile, geom: BoardGeometry, size: tuple[int, int], rng: np.random.Generator,
+               spread: float) -> CameraPose:
     w, h = size
     hfov = float(rng.uniform(56, 70)) if profile.tilt else 62.0
     half_span = geom.width * 1.5 / 2
     cam_h = half_span / np.tan(np.radians(hfov) / 2) * float(rng.uniform(1.0, 1.12) if profile.tilt else 1.05)
 
     def u(a: float) -> float:
-        return float(rng.uniform(-a, a)) if a else 0.0
+        return float(rng.uniform(-a, a)) * spread if a else 0.0
 
     return CameraPose(width=w, height=h, hfov_deg=hfov, cam_x=u(profile.offset), cam_y=u(profile.offset * 0.6),
                       cam_h=float(cam_h), tilt_x=u(profile.tilt), tilt_y=u(profile.tilt), yaw=u(profile.tilt),

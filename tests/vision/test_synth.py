@@ -1,0 +1,177 @@
+"""The simulator: its truth replays to the match, it is deterministic, and it draws what it says."""
+
+from __future__ import annotations
+
+import json
+
+import av
+import cv2
+import numpy as np
+import pytest
+
+from transcriber.compare import diff_matches
+from transcriber.generate import GenOptions, random_match
+from transcriber.ids import parse_xgid
+from transcriber.mat import read_mat
+from transcriber.position import Position
+from vision.geometry import BAR_SLOT, Seating
+from vision.synth.rig import Rig
+from vision.synth.scene import DARK, LIGHT, Die, Scene, slot_counts
+from vision.synth.stills import CLASSES, write_stills
+from vision.synth.truth import match_from_truth, read_truth
+from vision.synth.video import render_match
+
+from ..conftest import SAMPLES
+
+SMALL = (320, 180)
+
+
+def frames_in(path) -> int:
+    with av.open(str(path)) as c:
+        return sum(1 for _ in c.decode(c.streams.video[0]))
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_rendered_real_match_truth_replays_to_the_match(index, tmp_path):
+    record = read_mat(SAMPLES[index])
+    video, truth = tmp_path / "m.mp4", tmp_path / "m.jsonl"
+    stats = render_match(record, video, truth, profile="clean", seed=index, fps=1, size=SMALL, progress=False)
+    assert diff_matches(record, match_from_truth(truth)) == []
+    assert frames_in(video) == stats.frames
+    # every frame's counts: 15 checkers per colour, less the one a hand may be carrying
+    for item in read_truth(truth):
+        if item["type"] == "frame":
+            totals = np.array(item["slots"]).sum(0)
+            assert totals.min() >= 13 and totals.max() == 15 or item["hands"], item["i"]
+
+
+def test_generated_match_with_cube_and_rerolls(tmp_path):
+    record = random_match(11, opts=GenOptions(double_rate=0.1, drop_rate=0.4))
+    truth = tmp_path / "t.jsonl"
+    render_match(record, tmp_path / "t.mp4", truth, profile="hard", seed=4, fps=2, size=SMALL, rules="amberg",
+                 progress=False)
+    assert diff_matches(record, match_from_truth(truth)) == []
+    kinds = {e["kind"] for e in read_truth(truth) if e["type"] == "event"}
+    assert {"game_start", "roll", "play", "clock", "double", "game_end"} <= kinds
+
+
+def test_same_seed_same_truth_different_seed_different_footage(tmp_path):
+    record = read_mat(SAMPLES[0])
+    outs = []
+    for name, seed in (("a", 5), ("b", 5), ("c", 6)):
+        render_match(record, tmp_path / f"{name}.mp4", tmp_path / f"{name}.jsonl", profile="standard", seed=seed,
+                     fps=2, size=SMALL, games=1, progress=False)
+        outs.append((tmp_path / f"{name}.jsonl").read_bytes())
+    assert outs[0] == outs[1]
+    assert outs[0] != outs[2]
+
+    def frame(name, k=20):
+        with av.open(str(tmp_path / f"{name}.mp4")) as c:
+            for i, f in enumerate(c.decode(c.streams.video[0])):
+                if i == k:
+                    return f.to_ndarray(format="bgr24").astype(np.int16)
+
+    assert np.abs(frame("a") - frame("c")).mean() > 10  # another board, camera and light
+
+
+def test_quiet_frames_show_the_settled_position(tmp_path):
+    """Where no hand is over the board, the drawn checkers are exactly the settled position."""
+    record = read_mat(SAMPLES[2])
+    truth = tmp_path / "q.jsonl"
+    render_match(record, tmp_path / "q.mp4", truth, profile="clean", seed=3, fps=2, size=SMALL, games=2,
+                 progress=False)
+    items = list(read_truth(truth))
+    seat = items[0]["rig"]["seating"]
+    seating = Seating(seat["p0_bottom"], seat["home_right"], seat["p0_light"])
+    checked = 0
+    for item in items:
+        if item["type"] != "frame" or item["hands"]:
+            continue
+        pos = parse_xgid("XGID=" + item["position"] + ":0:0:1:00:0:0:0:0:10").position
+        expected = slot_counts(pos, seating)
+        if (np.array(item["slots"]) == expected).all():
+            checked += 1
+    quiet = sum(1 for i in items if i["type"] == "frame" and not i["hands"])
+    assert checked >= 0.97 * quiet  # the rest: a tray or bar checker settling within the frame of a play
+
+
+# ------------------------------------------------------------------ what is drawn
+
+
+def _clean_rig(seed=1, size=(1920, 1080), scheme="tournament_green") -> Rig:
+    return Rig.build("clean", seed, size, schemes=[scheme])
+
+
+@pytest.mark.parametrize("scheme", ["tournament_green", "tan_cream", "navy", "burgundy", "grey_modern"])
+def test_pixel_under_each_checker_has_its_colour(scheme):
+    rig = _clean_rig(2, (1280, 720), scheme)
+    pos = Position.from_points({6: 5, 8: 3, 13: 4, 24: 2, 25: 1}, {6: 4, 8: 3, 13: 5, 24: 2})
+    scene = Scene(counts=slot_counts(pos, rig.seating))
+    img, drawn = rig.camera_image(scene)
+    st = rig.painter.style
+    palette = {"light": st.light, "dark": st.dark, "field": st.field, "a": st.point_a, "b": st.point_b,
+               "bar": st.bar, "frame": st.frame}
+    cv = rig.painter.canvas
+    assert len(drawn["checkers"]) == 29
+    for slot, colour, px, py, _ in drawn["checkers"]:
+        (u, v), = rig.to_image([(px / cv.scale + cv.x0, py / cv.scale + cv.y0)])
+        pix = img[int(round(v)), int(round(u))].astype(float)
+        nearest = min(palette, key=lambda k: np.linalg.norm(pix - np.array(palette[k], float)))
+        assert nearest == ("light" if colour == LIGHT else "dark"), (scheme, slot, pix, nearest)
+
+
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+def test_die_shows_its_pips(value):
+    rig = _clean_rig(3, (1920, 1080))
+    x0, y0, x1, y1 = rig.geom.right_half(True)
+    die = Die(value, (x0 + x1) / 2, (y0 + y1) / 2, angle=17.0 * value)
+    scene = Scene(counts=np.zeros((27, 2), np.int16), dice=(die,), cube_place="off")
+    img, _ = rig.camera_image(scene)
+    (u, v), = rig.to_image([(die.x, die.y)], z=rig.geom.die_size)
+    r = 22
+    crop = cv2.cvtColor(img[int(v) - r:int(v) + r, int(u) - r:int(u) + r], cv2.COLOR_BGR2GRAY)
+    # The die is white with dark pips: take the bright face under the centre, then count the dark
+    # holes inside it (pixels of the face's complement that the crop's border cannot reach).
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((crop > 150).astype(np.uint8))
+    face = labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    assert face.sum() > 100
+    outside = (~face).astype(np.uint8)
+    reach = outside.copy()
+    h, w = reach.shape
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    for x, y in [(0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1)]:
+        if reach[y, x] == 1:
+            cv2.floodFill(reach, mask, (x, y), 2)
+    holes = (reach == 1).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(holes)
+    blobs = [st for st in stats[1:] if st[cv2.CC_STAT_AREA] >= 2]
+    assert len(blobs) == value
+
+
+def test_cube_and_bar_drawn_where_truth_says():
+    rig = _clean_rig(4, (1280, 720))
+    counts = np.zeros((27, 2), np.int16)
+    counts[BAR_SLOT, DARK] = 2
+    scene = Scene(counts=counts, cube_value=8, cube_place="top")
+    _, drawn = rig.camera_image(scene)
+    value, place, *_ = drawn["cube"]
+    assert (value, place) == (8, "top")
+    assert sum(1 for c in drawn["checkers"] if c[0] == BAR_SLOT and c[1] == DARK) == 2
+
+
+def test_stills_have_labels_and_counts(tmp_path):
+    write_stills(tmp_path, 12, profile="standard", seed=9, size=(640, 360), progress=False)
+    lines = (tmp_path / "counts.jsonl").read_text().splitlines()
+    assert len(lines) == 12
+    for line in lines:
+        item = json.loads(line)
+        name = item["image"].split("/")[-1].replace(".jpg", ".txt")
+        boxes = [row.split() for row in (tmp_path / "labels" / name).read_text().splitlines()]
+        checkers = sum(1 for b in boxes if int(b[0]) < 2)
+        on_points = int(np.array(item["slots"])[:25].sum())  # trays hold checkers on edge: not labelled
+        assert checkers <= on_points
+        if not item["hands"]:
+            assert checkers == on_points
+        for b in boxes:
+            assert 0 <= int(b[0]) < len(CLASSES) and all(0 <= float(x) <= 1 for x in b[1:])
+    assert (tmp_path / "dataset.yaml").read_text().count("checker_") == 2
