@@ -69,6 +69,10 @@ class BoardPainter:
         self._edge = {c: _edge_sprite(geom.checker_d * s, geom.checker_h * 0.95 * s, col)
                       for c, col in ((LIGHT, style.light), (DARK, style.dark))}
         self._shadow = _shadow_sprite(geom.checker_d * s)
+        # the second player's own dice pair, when each player has one: a colour unlike the first pair
+        alt = [((40, 40, 190), (245, 245, 245)), ((35, 35, 35), (240, 240, 240)), ((60, 130, 40), (245, 245, 245)),
+               ((20, 140, 220), (250, 250, 250))]
+        self.dice_colours = [(style.die, style.pip), alt[int(rng.integers(len(alt)))]]
 
     # ------------------------------------------------------------------ static
 
@@ -192,8 +196,8 @@ class BoardPainter:
         x, y, k = self.lift(die.x, die.y, die.z + g.die_size)
         size = g.die_size * s * k
         angle_bucket = int(round(die.angle / 3.0)) * 3 % 360
-        rgb, alpha = _die_sprite(int(round(size)), die.value, angle_bucket, die.cocked, self.style.die,
-                                 self.style.pip)
+        body, pip = self.dice_colours[die.owner]
+        rgb, alpha = _die_sprite(int(round(size)), die.value, angle_bucket, die.cocked, tuple(body), tuple(pip))
         px, py = self.canvas.px(x, y)
         if die.moving:
             rgb = cv2.blur(rgb, (7, 7))

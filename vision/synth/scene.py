@@ -26,6 +26,7 @@ class Die:
     on_checker: bool = False
     z: float = 0.0  # height of the die's bottom (a die on a checker rests on it)
     moving: bool = False  # tumbling: drawn blurred, not a settled read
+    owner: int = 0  # whose pair (0: bottom seat, 1: top seat); one shared pair is all 0
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ double, take, drop, game end, ...) are stamped with the time they happen.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -270,9 +270,10 @@ class Director:
                     bad = "on_checker"
                 if cocked:
                     bad = "cocked"
-                dice.append(Die(v, x, y, a, cocked=cocked, on_checker=h is not None, z=h or 0.0))
-            shown = dice if bad is None else [Die(int(self.rng.integers(1, 7)) if d.cocked else d.value, d.x, d.y,
-                                                  d.angle, d.cocked, d.on_checker, d.z) for d in dice]
+                dice.append(Die(v, x, y, a, cocked=cocked, on_checker=h is not None, z=h or 0.0,
+                                owner=self._pair(player)))
+            shown = dice if bad is None else [replace(d, value=int(self.rng.integers(1, 7))) if d.cocked else d
+                                              for d in dice]
             self._cup(player, shown)
             if bad is None:
                 self._emit("roll", player, dice=list(values), placed=[_die_dict(d) for d in dice])
@@ -280,6 +281,10 @@ class Director:
             self._emit("reroll", player, reason=bad, placed=[_die_dict(d) for d in shown])
             self.hold(float(self.rng.uniform(1.0, 2.5)))
             self.pickup(player)
+
+    def _pair(self, player: int) -> int:
+        """Which dice pair a player throws: their own (by seat), or the one shared pair."""
+        return (0 if self.bottom(player) else 1) if self.pace.own_dice else 0
 
     def _cup(self, player: int, dice: list[Die]) -> None:
         x0, y0, x1, y1 = self.geom.right_half(self.bottom(player))
@@ -292,7 +297,7 @@ class Director:
         for u in (0.5, 0.6, 0.7):  # tumbling
             tumble = tuple(Die(int(self.rng.integers(1, 7)), d.x + float(self.rng.normal(0, 25) * (0.8 - u)),
                                d.y + float(self.rng.normal(0, 25) * (0.8 - u)), float(self.rng.uniform(0, 360)),
-                               moving=True) for d in dice)
+                               moving=True, owner=d.owner) for d in dice)
             states.append((u, base.with_(dice=base.dice + tumble)))
         states.append((0.8, base.with_(dice=base.dice + tuple(dice))))
         self._add(self.pace.roll * float(self.rng.uniform(0.8, 1.3)), states, [self._track(player, keys)])
@@ -435,8 +440,8 @@ class Director:
     def _both_throw(self, starter: int, other: int, v_start: int, v_other: int) -> None:
         (xs, ys, a_s), = self._throw(starter, 1)
         (xo, yo, a_o), = self._throw(other, 1)
-        d1 = Die(v_start, xs, ys, a_s)
-        d2 = Die(v_other, xo, yo, a_o)
+        d1 = Die(v_start, xs, ys, a_s, owner=self._pair(starter))
+        d2 = Die(v_other, xo, yo, a_o, owner=self._pair(other))
         tracks, states = [], [(0.0, self.scene.with_(dice=()))]
         for p, d in ((starter, d1), (other, d2)):
             ey = self._edge_y(p)

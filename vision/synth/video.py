@@ -56,8 +56,11 @@ def plan(record: MatchRecord, rig: Rig, seed: int, rules: str = "bmab", games: i
          pacing: Pacing | None = None) -> Director:
     rng = np.random.default_rng([seed, 1])
     rules_profile = RULES[rules]
-    director = Director(record, rig.seating, rig.geom, rng, rules_profile, rig.look,
-                        pacing or pacing_for(rig.profile), games=games, clock_x=rig.clock_x)
+    if pacing is None:
+        pacing = pacing_for(rig.profile)
+        pacing.own_dice = bool(rng.random() < 0.7)  # most events: each player has a pair
+    director = Director(record, rig.seating, rig.geom, rng, rules_profile, rig.look, pacing, games=games,
+                        clock_x=rig.clock_x)
     director.run()
     return director
 
