@@ -109,7 +109,7 @@ class Agent:
             self._deliver_local()
         enc = cfg.encoder
         self.reader = SourceReader(cfg.source, SourceOptions(width=enc.width, height=enc.height, fps=enc.fps,
-                                                             read_timeout=min(3.0, cfg.stall_timeout),
+                                                             read_timeout=max(0.5, cfg.stall_timeout - 0.5),
                                                              loop=cfg.loop),
                                    maxsize=max(30, int(enc.fps * 4)), backoff_max=cfg.reconnect_max)
         self.reader.start()

@@ -45,6 +45,7 @@ class SourceOptions:
     open_timeout: float = 10.0
     read_timeout: float = 3.0  # no data for this long = stalled
     loop: bool = False  # replay a file forever (demo)
+    rtsp_transport: str = ""  # "tcp" or "udp" to force one; default: UDP, then TCP
 
 
 class Source:
@@ -70,7 +71,10 @@ class Source:
                 options["framerate"] = str(o.fps)
             options["input_format"] = "mjpeg"
         elif self.kind == "rtsp":
-            options.update(rtsp_transport="tcp", timeout=str(int(o.read_timeout * 1e6)))
+            # ffmpeg's default transport: RTP over UDP, falling back to TCP when UDP gets nothing.
+            if o.rtsp_transport:
+                options["rtsp_transport"] = o.rtsp_transport
+            options["timeout"] = str(int(o.read_timeout * 1e6))
         elif self.kind == "udp":
             sep = "&" if "?" in url else "?"
             if "timeout=" not in url:
@@ -91,8 +95,10 @@ class Source:
             if not c.streams.video:
                 raise SourceLost(f"{self.url}: no video stream")
             s = c.streams.video[0]
-            s.thread_type = "AUTO"
             live = self.kind != "file"
+            # Frame threading holds frames back inside the decoder: that skews wall-clock stamps and
+            # releases stale frames after a stall. Live sources decode with slice threads only.
+            s.thread_type = "SLICE" if live else "AUTO"
             t0 = None
             while True:
                 try:
