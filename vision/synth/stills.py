@@ -8,7 +8,8 @@ Output folder::
 
     images/000123.jpg          the camera frame (JPEG, quality varies)
     labels/000123.txt          YOLO: class cx cy w h (normalised), one box per visible object
-    counts.jsonl               per image: slots [[light, dark] x 27], dice, cube, hands, corners
+    counts.jsonl               per image: slots [[light, dark] x 27], dice (value, cocked, on_checker,
+                               board xy in mm), cube, hands, board corners in the image, trays_right
     dataset.yaml               class names for ultralytics
 """
 
@@ -99,7 +100,9 @@ def write_stills(out: str | Path, n: int, *, profile: str = "standard", seed: in
             (out / "labels" / f"{name}.txt").write_text(
                 "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in boxes))
             counts_f.write(json.dumps({"image": f"images/{name}.jpg", "slots": scene.counts.tolist(),
-                                       "dice": [{"value": d.value, "cocked": d.cocked} for d in scene.dice],
+                                       "dice": [{"value": d.value, "cocked": d.cocked, "on_checker": d.on_checker,
+                                                 "xy": [round(d.x, 1), round(d.y, 1)]} for d in scene.dice],
+                                       "trays_right": rig.geom.trays_right, "shift": list(scene.shift),
                                        "cube": {"value": scene.cube_value, "place": scene.cube_place},
                                        "hands": bool(scene.hands),
                                        "corners": np.round(rig.corners(scene.shift), 1).tolist()},

@@ -1,0 +1,74 @@
+"""From camera frames to the canonical top-down board, and crops of each physical slot.
+
+The rectified board is the board's outer rectangle seen straight from above at
+`SCALE` pixels per millimetre, its top-left corner at (0, 0): the same picture
+whatever camera, pose or bump produced the frame. Slot crops cut it into the
+pieces the readers look at: each of the 24 points as an upright strip with its
+base at the bottom (checkers stack upwards in the crop), the bar, and the trays.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
+
+SCALE = 1.5  # px per mm of the rectified board
+POINT_CROP = (48, 192)  # width, height of a point crop (px): 54 x 230 mm of board
+POINT_MARGIN = 6.0  # mm beside the triangle's base on each side
+POINT_DEPTH = 230.0  # mm from the base inwards: five checkers and a stack's lean towards the camera
+BAR_CROP = (40, 320)
+TRAY_CROP = (40, 160)
+
+
+def rect_size(geom: BoardGeometry) -> tuple[int, int]:
+    return int(round(geom.width * SCALE)), int(round(geom.height * SCALE))
+
+
+def board_to_rect(xy: np.ndarray, geom: BoardGeometry) -> np.ndarray:
+    """Board millimetres (origin at the centre) -> rectified pixels."""
+    xy = np.asarray(xy, np.float64)
+    return (xy + [geom.width / 2, geom.height / 2]) * SCALE
+
+
+def homography(corners: np.ndarray, geom: BoardGeometry) -> np.ndarray:
+    """Image -> rectified board, from the board's outer corners in the image (TL, TR, BR, BL)."""
+    dst = board_to_rect(geom.corners(), geom).astype(np.float32)
+    return cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+
+
+def rectify(frame: np.ndarray, H: np.ndarray, geom: BoardGeometry) -> np.ndarray:
+    return cv2.warpPerspective(frame, H, rect_size(geom), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def slot_rect(slot: int, geom: BoardGeometry) -> tuple[float, float, float, float]:
+    """The board region (mm: x0, y0, x1, y1) a slot's crop covers."""
+    if slot < 24:
+        x = geom.point_base_x(slot)
+        half = geom.point_w / 2 + POINT_MARGIN
+        if slot < 12:
+            return x - half, geom.inner_h / 2 - POINT_DEPTH, x + half, geom.inner_h / 2
+        return x - half, -geom.inner_h / 2, x + half, -geom.inner_h / 2 + POINT_DEPTH
+    if slot == BAR_SLOT:
+        return geom.bar_rect()
+    return geom.tray_rect(slot == TRAY_TOP)
+
+
+def slot_crop(rect: np.ndarray, slot: int, geom: BoardGeometry) -> np.ndarray:
+    """The crop of one slot from a rectified board, resized to the reader's input size.
+    Top-row points are turned half round so that every point's base is at the bottom."""
+    x0, y0, x1, y1 = slot_rect(slot, geom)
+    (a, b), (c, d) = board_to_rect([[x0, y0], [x1, y1]], geom)
+    a, b = max(int(a), 0), max(int(b), 0)
+    c, d = min(int(np.ceil(c)), rect.shape[1]), min(int(np.ceil(d)), rect.shape[0])
+    crop = rect[b:d, a:c]
+    size = POINT_CROP if slot < 24 else BAR_CROP if slot == BAR_SLOT else TRAY_CROP
+    crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    if 12 <= slot < 24 or slot == TRAY_TOP:
+        crop = crop[::-1, ::-1]
+    return np.ascontiguousarray(crop)
+
+
+def all_slot_crops(rect: np.ndarray, geom: BoardGeometry) -> list[np.ndarray]:
+    return [slot_crop(rect, s, geom) for s in range(TRAY_BOTTOM + 1)]
