@@ -59,6 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(p)
     p.set_defaults(func=cmd_simulate)
 
+    p = sub.add_parser("train", help="reproduce a shipped model from scratch (needs the [train] extra)",
+                       description="Render training data with the simulator, train, and export ONNX weights "
+                                   "and metrics to models/. Needs torch: pip install -e '.[train]'.")
+    from vision.train.cli import add_arguments as add_train_arguments
+
+    add_train_arguments(p)
+    p.set_defaults(func=cmd_train)
+
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -72,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def cmd_simulate(args) -> int:
     from vision.synth.cli import run
+
+    return run(args)
+
+
+def cmd_train(args) -> int:
+    from vision.train.cli import run
 
     return run(args)
 

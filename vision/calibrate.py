@@ -1,0 +1,178 @@
+"""Find the board in a camera frame: its four outer corners, and how sure we are.
+
+Two stages. A small heat-map network (`models/corners.onnx`, trained on simulator
+frames) finds each corner roughly on a 256x144 copy of the frame; then each side
+of the board is re-fitted as a straight line through the strongest edge near it in
+the full-resolution frame, and adjacent sides are intersected. Quality combines the
+network's confidence with how well the edges fit. A `Tracker` keeps the last good
+calibration, checks it cheaply on later frames (edge fit only) and runs the network
+again when the board has moved or the check fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+IN_W, IN_H = 256, 144  # network input
+OUT_W, OUT_H = 128, 72  # heat-map grid
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+@dataclass
+class Calibration:
+    corners: np.ndarray  # (4, 2) image pixels: TL, TR, BR, BL
+    quality: float  # 0..1
+    refined: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.quality >= 0.5
+
+
+def heatmap_peaks(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(4, H, W) logits -> corners normalised to 0..1 and a confidence per corner
+    (probability mass within the peak's 5x5 neighbourhood)."""
+    n, h, w = logits.shape
+    flat = logits.reshape(n, -1)
+    p = np.exp(flat - flat.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    p = p.reshape(n, h, w)
+    pts = np.zeros((n, 2), np.float32)
+    conf = np.zeros(n, np.float32)
+    for k in range(n):
+        y, x = np.unravel_index(int(np.argmax(p[k])), (h, w))
+        y0, y1, x0, x1 = max(y - 2, 0), min(y + 3, h), max(x - 2, 0), min(x + 3, w)
+        win = p[k, y0:y1, x0:x1]
+        mass = float(win.sum())
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        pts[k] = [(float((win * xx).sum()) / mass + 0.5) / w, (float((win * yy).sum()) / mass + 0.5) / h]
+        conf[k] = mass
+    return pts, conf
+
+
+class BoardLocator:
+    """The heat-map network plus edge refinement."""
+
+    def __init__(self, model: str | Path | None = None, threads: int = 1):
+        import onnxruntime as ort
+
+        path = Path(model) if model else MODELS / "corners.onnx"
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing: run 'bgscribe train corners' to make it")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+    def coarse(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, w = frame.shape[:2]
+        small = cv2.resize(frame, (IN_W, IN_H), interpolation=cv2.INTER_AREA)
+        x = small.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        logits = self.session.run(None, {"image": x})[0][0]
+        pts, conf = heatmap_peaks(logits)
+        return pts * [w, h], conf
+
+    def locate(self, frame: np.ndarray) -> Calibration:
+        pts, conf = self.coarse(frame)
+        net_q = float(np.clip(conf.min() / 0.5, 0, 1))
+        refined, fit_q = refine(frame, pts)
+        if refined is not None and np.abs(refined - pts).max() < 0.02 * frame.shape[1]:
+            return Calibration(refined, min(1.0, 0.5 * net_q + 0.5 * fit_q), refined=True)
+        return Calibration(pts, 0.6 * net_q)
+
+
+def refine(frame: np.ndarray, corners: np.ndarray, search: float = 10.0, samples: int = 24,
+           ) -> tuple[np.ndarray | None, float]:
+    """Fit each side of the board to the strongest nearby edge; intersect adjacent sides.
+    Returns the refined corners (or None) and a fit quality 0..1."""
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    gray = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    h, w = gray.shape
+    lines = []
+    goods = []
+    for k in range(4):
+        a, b = corners[k].astype(np.float64), corners[(k + 1) % 4].astype(np.float64)
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 20:
+            return None, 0.0
+        t_dir = d / length
+        normal = np.array([-t_dir[1], t_dir[0]])
+        offs = np.arange(-search, search + 0.5, 1.0)
+        found = []
+        strengths = []
+        for s in np.linspace(0.12, 0.88, samples):  # keep clear of the corners themselves
+            p = a + d * s
+            q = p[None, :] + offs[:, None] * normal[None, :]
+            xs, ys = q[:, 0], q[:, 1]
+            if xs.min() < 1 or ys.min() < 1 or xs.max() > w - 2 or ys.max() > h - 2:
+                continue
+            gxs = cv2.remap(gx, xs.astype(np.float32)[None], ys.astype(np.float32)[None], cv2.INTER_LINEAR)[0]
+            gys = cv2.remap(gy, xs.astype(np.float32)[None], ys.astype(np.float32)[None], cv2.INTER_LINEAR)[0]
+            proj = np.abs(gxs * normal[0] + gys * normal[1])
+            j = int(np.argmax(proj))
+            if proj[j] < 12:
+                continue
+            if 0 < j < len(proj) - 1:  # sub-pixel peak
+                den = proj[j - 1] - 2 * proj[j] + proj[j + 1]
+                j_f = j + (0.5 * (proj[j - 1] - proj[j + 1]) / den if den != 0 else 0.0)
+            else:
+                j_f = float(j)
+            found.append(p + (offs[0] + j_f) * normal)
+            strengths.append(proj[j])
+        if len(found) < samples // 3:
+            return None, 0.0
+        pts = np.array(found, np.float32)
+        vx, vy, x0, y0 = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        resid = np.abs((pts[:, 0] - x0) * vy - (pts[:, 1] - y0) * vx)
+        goods.append(min(1.0, len(found) / samples) * float(np.mean(resid < 1.5)))
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = np.zeros((4, 2), np.float32)
+    for k in range(4):  # corner k lies on side k-1 (ending at it) and side k (starting from it)
+        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None, 0.0
+        s = np.linalg.solve(m, p2 - p1)
+        out[k] = p1 + s[0] * d1
+    return out, float(min(goods))
+
+
+class Tracker:
+    """Keeps a calibration across frames: cheap edge checks, the network when needed."""
+
+    def __init__(self, locator: BoardLocator, recheck_every: int = 30):
+        self.locator = locator
+        self.current: Calibration | None = None
+        self.recheck_every = recheck_every
+        self.since = 0
+        self.relocations = 0
+
+    def update(self, frame: np.ndarray, quiet: bool) -> Calibration | None:
+        """Call on analysed frames; ``quiet`` frames are where the board's edges can be trusted."""
+        self.since += 1
+        if self.current is None:
+            return self._relocate(frame)
+        if quiet and self.since >= self.recheck_every:
+            self.since = 0
+            refined, q = refine(frame, self.current.corners)
+            moved = refined is None or np.abs(refined - self.current.corners).max() > 2.0
+            if refined is not None and q >= 0.6 and not moved:
+                self.current = Calibration(refined, max(self.current.quality, q), refined=True)
+            else:
+                return self._relocate(frame)
+        return self.current
+
+    def _relocate(self, frame: np.ndarray) -> Calibration | None:
+        cal = self.locator.locate(frame)
+        self.relocations += 1
+        self.since = 0
+        if cal.ok or self.current is None:
+            self.current = cal
+        return self.current

@@ -1,0 +1,1 @@
+"""Training recipes (need the [train] extra: torch). Never imported at run time."""
