@@ -67,6 +67,18 @@ def main(argv: list[str] | None = None) -> int:
     add_train_arguments(p)
     p.set_defaults(func=cmd_train)
 
+    from vision.cli import add_eval_arguments, add_observe_arguments
+
+    p = sub.add_parser("observe", help="read a board video into per-frame observations (JSON Lines)",
+                       description="Find the board, tell quiet frames from moving ones, and read checkers per "
+                                   "slot, dice and cube on quiet frames, with probabilities.")
+    add_observe_arguments(p)
+    p.set_defaults(func=lambda a: _run("vision.cli", "run_observe", a))
+    p = sub.add_parser("eval", help="measure a stage against simulator truth",
+                       description="Measure the vision stage against the simulator's truth.")
+    add_eval_arguments(p)
+    p.set_defaults(func=lambda a: _run("vision.cli", "run_eval", a))
+
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -82,6 +94,12 @@ def cmd_simulate(args) -> int:
     from vision.synth.cli import run
 
     return run(args)
+
+
+def _run(module: str, name: str, args) -> int:
+    import importlib
+
+    return getattr(importlib.import_module(module), name)(args)
 
 
 def cmd_train(args) -> int:

@@ -15,7 +15,7 @@ start of the video; image coordinates in pixels of the video frame):
   "hands", "corners"}`` — ``slots``: 27 [light, dark] counts per physical slot
   (24 points, bar, top tray, bottom tray; see vision.geometry); ``position``: the
   settled position as the 26 characters of an XGID (record player 0 upper case);
-  ``dice``: value, cocked, on_checker, moving, ``uv`` image centre; ``cube``: value,
+  ``dice``: value, cocked, on_checker, moving, ``uv`` image centre, ``xy`` board mm; ``cube``: value,
   place (centre/top/bottom/off), ``uv``; ``hands``: whether any hand or arm is over
   the picture; ``corners``: the board's outer corners (TL, TR, BR, BL) in the image.
 """
@@ -143,7 +143,7 @@ def _frame_truth(i: int, t: float, shot, scene: Scene, rig: Rig, director: Direc
     for d in scene.dice:
         (u, v), = rig.to_image([(d.x, d.y)], shift, d.z + rig.geom.die_size)
         dice.append({"value": d.value, "cocked": d.cocked, "on_checker": d.on_checker, "moving": d.moving,
-                     "uv": [round(float(u), 1), round(float(v), 1)]})
+                     "uv": [round(float(u), 1), round(float(v), 1)], "xy": [round(d.x, 1), round(d.y, 1)]})
     cx, cy = rig.geom.cube_spot(scene.cube_place)
     (cu, cv), = rig.to_image([(cx, cy)], shift, rig.geom.cube_size)
     return {"type": "frame", "i": i, "t": round(t, 3), "game": shot.game, "move": shot.move,

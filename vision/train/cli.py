@@ -18,7 +18,8 @@ def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="target", metavar="TARGET")
     for name, (module, help_text) in TARGETS.items():
         p = sub.add_parser(name, help=help_text, description=f"Train {help_text} from simulator data.")
-        p.add_argument("--out", default="models", metavar="DIR", help="where the .onnx and metrics go (default: models)")
+        p.add_argument("--out", default="models", metavar="DIR",
+                       help="where the .onnx and metrics go (default: models)")
         p.add_argument("--seed", type=int, default=0, help="data and initialisation seed (default: 0)")
         p.add_argument("--minutes", type=float, help="stop training after this many minutes")
         p.set_defaults(train_module=module)

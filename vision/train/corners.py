@@ -67,7 +67,8 @@ def build_model():
         def __init__(self):
             super().__init__()
             # the full-resolution stages are single convolutions: they dominate the cost on a CPU
-            self.e1, self.e2, self.e3, self.e4 = block(3, 12, 2, 1), block(12, 24, 2), block(24, 48, 2), block(48, 64, 2)
+            self.e1, self.e2 = block(3, 12, 2, 1), block(12, 24, 2)
+            self.e3, self.e4 = block(24, 48, 2), block(48, 64, 2)
             self.d3, self.d2, self.d1 = block(64 + 48, 48, 1), block(48 + 24, 24, 1), block(24 + 12, 16, 1, 1)
             self.head = nn.Conv2d(16, 4, 1)
 
@@ -126,7 +127,7 @@ def train(out_dir: Path, images: int = 3000, epochs: int = 30, seed: int = 0, mi
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += loss.item() * len(idx)
         err = evaluate(model, xe, ce)
         print(f"epoch {epoch + 1}/{epochs}: loss {total / images:.3f}, held-out median corner error "
               f"{err['median_px_720p']:.2f} px (720p), p95 {err['p95_px_720p']:.2f}", file=sys.stderr)

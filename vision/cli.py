@@ -1,0 +1,72 @@
+"""`bgscribe observe` and `bgscribe eval vision`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def add_observe_arguments(p) -> None:
+    p.add_argument("video", metavar="VIDEO", help="a video file or stream address (anything FFmpeg opens)")
+    p.add_argument("--out", required=True, metavar="OBS.jsonl", help="where to write the observations")
+    p.add_argument("--every", type=int, default=1, metavar="N", help="analyse every N-th frame (default: 1)")
+    p.add_argument("--read-every", type=float, default=1.0, metavar="S",
+                   help="re-read the board every S seconds of a long quiet spell (default: 1.0)")
+
+
+def run_observe(args) -> int:
+    from .observe import ObserveOptions, observe_video
+
+    if args.every < 1:
+        raise SystemExit("bgscribe observe: --every must be at least 1")
+    try:
+        stats = observe_video(args.video, args.out, ObserveOptions(read_every_s=args.read_every, every=args.every))
+    except (ValueError, FileNotFoundError) as e:
+        print(f"bgscribe observe: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.out}: {stats['frames']} frames observed, {stats['reads']} full board reads, "
+          f"{stats['fps']:.0f} frames/s")
+    return 0
+
+
+def add_eval_arguments(p) -> None:
+    sub = p.add_subparsers(dest="what", metavar="WHAT")
+    v = sub.add_parser("vision", help="observations against simulator truth",
+                       description="Compare observations (bgscribe observe) with the simulator's truth "
+                                   "(bgscribe simulate --truth): per-slot counts, whole positions, dice, cube, "
+                                   "calibration, and how often confident reads are wrong.")
+    v.add_argument("--truth", required=True, metavar="TRUTH.jsonl")
+    v.add_argument("--obs", required=True, metavar="OBS.jsonl")
+    v.add_argument("--json", action="store_true", help="print the figures as JSON")
+    v.add_argument("--corner-tol", type=float, default=8.0, metavar="PX",
+                   help="a calibration counts as found within this many pixels (default: 8)")
+    v.set_defaults(eval_func=_eval_vision)
+
+
+def run_eval(args) -> int:
+    func = getattr(args, "eval_func", None)
+    if func is None:
+        print("bgscribe eval: say what to evaluate: vision", file=sys.stderr)
+        return 2
+    return func(args)
+
+
+def _eval_vision(args) -> int:
+    from .eval import eval_vision
+
+    for path in (args.truth, args.obs):
+        if not Path(path).exists():
+            print(f"bgscribe eval: {path} does not exist", file=sys.stderr)
+            return 1
+    try:
+        figures = eval_vision(args.truth, args.obs, args.corner_tol)
+    except (ValueError, KeyError) as e:
+        print(f"bgscribe eval: cannot compare: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        for k, v in figures.items():
+            print(f"{k:28s} {v}")
+    return 0

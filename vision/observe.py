@@ -1,0 +1,174 @@
+"""`bgscribe observe`: a video (or live frames) in, one `FrameObservation` per analysed frame out.
+
+Per frame: motion and quiet detection; calibration kept by a `Tracker`; on quiet
+frames (at the start of each quiet spell, then every `read_every_s`) the board is
+rectified and read in full. Black and undecodable frames give an observation that
+says so, and the stream goes on.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+import cv2
+import numpy as np
+
+from .calibrate import BoardLocator, Calibration, Tracker
+from .geometry import BoardGeometry
+from .motion import MotionMeter, QuietDetector
+from .observation import FrameObservation
+from .rectify import board_to_rect, homography, rectify
+
+
+@dataclass
+class ObserveOptions:
+    quiet_hold_s: float = 0.4  # still this long before a frame counts as quiet
+    read_every_s: float = 1.0  # re-read a long quiet spell this often
+    every: int = 1  # analyse every n-th frame
+
+
+def trays_on_right(rect: np.ndarray) -> bool:
+    """Which end the bear-off trays are at, from where the bar is: the bar is a strip with
+    no point edges, so its horizontal gradient energy is lower than the field's where the
+    other hypothesis would put it. (The rectified board is the same for both hypotheses.)"""
+
+    def energy(geom: BoardGeometry) -> float:
+        x0, y0, x1, y1 = geom.bar_rect()
+        (a, b), (c, d) = board_to_rect([[x0 + 8, y0 + 10], [x1 - 8, y1 - 10]], geom)
+        gray = cv2.cvtColor(rect[int(b):int(d), int(a):int(c)], cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return float(np.abs(np.diff(gray, axis=1)).mean()) if gray.size else 1e9
+
+    return energy(BoardGeometry(trays_right=True)) <= energy(BoardGeometry(trays_right=False))
+
+
+class Observer:
+    def __init__(self, fps: float, options: ObserveOptions | None = None, locator: BoardLocator | None = None,
+                 reader=None):
+        self.opts = options or ObserveOptions()
+        self.fps = fps
+        self.tracker = Tracker(locator or BoardLocator())
+        self.motion = MotionMeter()
+        self.quiet = QuietDetector(hold=max(1, int(round(self.opts.quiet_hold_s * fps / self.opts.every))))
+        if reader is None:
+            from .readers import read_board as reader
+        self.reader = reader
+        self.geom: BoardGeometry | None = None
+        self._cal_key: bytes | None = None
+        self.last_read_t = -1e9
+        self.was_quiet = False
+
+    def _geometry(self, frame: np.ndarray, cal: Calibration) -> BoardGeometry:
+        key = np.round(cal.corners).tobytes()
+        if self.geom is None or key != self._cal_key:
+            g = BoardGeometry()  # the outer rectangle (and so the rectified picture) is the same either way
+            self.geom = BoardGeometry(trays_right=trays_on_right(rectify(frame, homography(cal.corners, g), g)))
+            self._cal_key = key
+        return self.geom
+
+    def observe(self, i: int, t: float, frame: np.ndarray | None) -> FrameObservation:
+        if frame is None:
+            return FrameObservation(i, t, status="corrupt")
+        if float(frame.mean()) < 8.0:
+            return FrameObservation(i, t, status="black")
+        cal = self.tracker.current
+        motion, changed = self.motion.update(frame, cal.corners if cal else None)
+        quiet = self.quiet.update(motion)
+        cal = self.tracker.update(frame, quiet)
+        obs = FrameObservation(i, t, status="moving", motion=motion, occluded=changed)
+        if cal is None or not cal.ok:
+            obs.status = "no_board"
+            return obs
+        obs.calibrated, obs.calib_quality, obs.corners = True, cal.quality, cal.corners.tolist()
+        if not quiet:
+            self.was_quiet = False
+            return obs
+        obs.status = "ok"
+        if self.was_quiet and t - self.last_read_t < self.opts.read_every_s:
+            obs.status = "quiet"  # quiet, but read a moment ago: nothing can have changed
+            return obs
+        self.was_quiet = True
+        self.last_read_t = t
+        self.motion.mark_quiet()
+        geom = self._geometry(frame, cal)
+        rect = rectify(frame, homography(cal.corners, geom), geom)
+        obs.slots, obs.dice, obs.cube = self.reader(rect, geom)
+        return obs
+
+
+def video_frames(path: str | Path, every: int = 1) -> Iterator[tuple[int, float, np.ndarray | None]]:
+    """Decoded frames (index, seconds, BGR) of a video file or stream; a frame that fails to
+    decode comes out as None rather than ending the stream."""
+    try:
+        container = av.open(str(path))
+    except (av.FFmpegError, OSError) as e:
+        raise ValueError(f"cannot open {path}: {e}") from None
+    with container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        base = float(stream.time_base) if stream.time_base else 1 / 15
+        i = 0
+        packets = container.demux(stream)
+        while True:
+            try:
+                packet = next(packets)
+            except StopIteration:
+                break
+            except av.FFmpegError:
+                yield i, i / 15, None
+                i += 1
+                continue
+            try:
+                frames = packet.decode()
+            except av.FFmpegError:
+                yield i, (packet.pts or 0) * base, None
+                i += 1
+                continue
+            for f in frames:
+                if i % every == 0:
+                    t = f.pts * base if f.pts is not None else i / 15
+                    yield i, t, f.to_ndarray(format="bgr24")
+                i += 1
+
+
+def video_fps(path: str | Path) -> float:
+    with av.open(str(path)) as c:
+        rate = c.streams.video[0].average_rate
+        return float(rate) if rate else 15.0
+
+
+def observe_video(path: str | Path, out: str | Path, options: ObserveOptions | None = None,
+                  progress: bool = True, frames: Iterable | None = None) -> dict:
+    opts = options or ObserveOptions()
+    fps = video_fps(path)
+    observer = Observer(fps, opts)
+    total = _frame_count(path)
+    t0 = time.perf_counter()
+    n = reads = 0
+    with open(out, "w", encoding="utf-8") as f:
+        for i, t, frame in frames or video_frames(path, opts.every):
+            obs = observer.observe(i, t, frame)
+            f.write(obs.to_json() + "\n")
+            n += 1
+            reads += obs.slots is not None
+            if progress and (n % 200 == 0):
+                done = f"{i + 1}/{total}" if total else f"{i + 1}"
+                sys.stderr.write(f"\robserving frame {done} ({n / (time.perf_counter() - t0):.0f} frames/s)")
+                sys.stderr.flush()
+    if progress:
+        sys.stderr.write("\n")
+    wall = time.perf_counter() - t0
+    return {"frames": n, "reads": reads, "wall_s": wall, "fps": n / wall if wall else 0.0,
+            "relocations": observer.tracker.relocations}
+
+
+def _frame_count(path: str | Path) -> int | None:
+    try:
+        with av.open(str(path)) as c:
+            return c.streams.video[0].frames or None
+    except (av.FFmpegError, OSError):
+        return None

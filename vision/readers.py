@@ -1,0 +1,329 @@
+"""Readers of the rectified board: checker counts per slot, dice and the cube (ONNX, onnxruntime).
+
+`read_board(rect, geom)` takes the board seen straight from above (`vision.rectify.rectify`,
+1.5 px/mm) and returns what the transcriber needs, as probabilities:
+
+* 27 `SlotReading`s: the 24 points (one classifier over empty / light 1..15 / dark 1..15,
+  all 24 crops in one batch), the bar and the two trays (one model each, a light head and a
+  dark head over 0..15);
+* `DieReading`s: a small fully-convolutional net marks die centres on the board at 0.75 px/mm,
+  then each candidate is cut out at full resolution and classified (not a die / 1..6, and
+  cocked);
+* a `CubeReading`: the three places the cube can lie on the bar (centre and both ends) are
+  classified (no cube / the face 2..64); no cube on the bar at all means it is off the board.
+
+Preprocessing lives here and nowhere else: the training recipe (`vision.train.readers`) cuts
+its examples with these same functions. Every model takes raw 0..255 BGR float NCHW and
+normalises inside the graph. Probabilities are temperature-scaled (the temperatures, fitted on
+held-out calibration frames, are stored in each ONNX file's metadata: ``temperature``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .geometry import BAR_SLOT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
+from .observation import CUBE_PLACES, CUBE_VALUES, MAX_COUNT, CubeReading, DieReading, SlotReading
+from .rectify import BAR_CROP, POINT_CROP, SCALE, TRAY_CROP, board_to_rect, slot_rect
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+NAMES = ("points", "bar", "tray", "dice_heat", "dice", "cube")
+
+N_POINT_CLASSES = 1 + 2 * MAX_COUNT  # empty, light 1..15, dark 1..15
+DIE_CROP = 48  # px of the full-resolution board (32 mm) around a die candidate
+HEAT_STRIDE = 4  # heat-map cells per pixel of the half-resolution board
+HEAT_THRESHOLD = 0.35  # a die candidate's peak (probability) must reach this
+CUBE_CROP = 48  # px the cube windows are resized to
+CUBE_WINDOW = 62.0  # mm: the square window around each cube place on the bar
+CUBE_FACES = (2, 4, 8, 16, 32, 64)  # the cube classifier: 0 = no cube, then these faces
+BAR_PLACES = ("centre", "top", "bottom")
+
+
+# ---------------------------------------------------------------------- preprocessing (shared with training)
+
+
+@lru_cache(maxsize=8)
+def _slot_maps(geom: BoardGeometry):
+    """remap tables cutting every slot crop out of the rectified board in one call each:
+    the 24 points side by side (192 x 24*48), and bar | tray top | tray bottom (320 x 80).
+    The crops are those of `vision.rectify.slot_crop` (same region, size and orientation)."""
+
+    def grid(slot: int, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        x0, y0, x1, y1 = slot_rect(slot, geom)
+        w, h = size
+        u = x0 + (np.arange(w) + 0.5) * (x1 - x0) / w
+        v = y0 + (np.arange(h) + 0.5) * (y1 - y0) / h
+        if 12 <= slot < 24 or slot == TRAY_TOP:  # turned half round: base at the bottom
+            u, v = u[::-1], v[::-1]
+        xs, ys = np.meshgrid(u, v)
+        p = board_to_rect(np.stack([xs, ys], -1).reshape(-1, 2), geom).reshape(h, w, 2) - 0.5
+        return p[..., 0].astype(np.float32), p[..., 1].astype(np.float32)
+
+    pts = [grid(s, POINT_CROP) for s in range(24)]
+    px = np.concatenate([a for a, _ in pts], 1)
+    py = np.concatenate([b for _, b in pts], 1)
+    bw, bh = BAR_CROP
+    tw, th = TRAY_CROP
+    ox = np.full((max(bh, 2 * th), bw + tw), -10.0, np.float32)
+    oy = ox.copy()
+    ox[:bh, :bw], oy[:bh, :bw] = grid(BAR_SLOT, BAR_CROP)
+    ox[:th, bw:], oy[:th, bw:] = grid(TRAY_TOP, TRAY_CROP)
+    ox[th:2 * th, bw:], oy[th:2 * th, bw:] = grid(TRAY_BOTTOM, TRAY_CROP)
+    return cv2.convertMaps(px, py, cv2.CV_16SC2), cv2.convertMaps(ox, oy, cv2.CV_16SC2)
+
+
+def slot_crops(rect: np.ndarray, geom: BoardGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(points (24, 192, 48, 3), bar (320, 40, 3), trays (2, 160, 40, 3): top, bottom), uint8 BGR.
+
+    A light blur first stands in for area averaging (the crops are about 0.55x the board's scale)."""
+    (p1, p2), (o1, o2) = _slot_maps(geom)
+    soft = cv2.GaussianBlur(rect, (3, 3), 0)
+    strip = cv2.remap(soft, p1, p2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    w, h = POINT_CROP
+    points = strip.reshape(h, 24, w, 3).transpose(1, 0, 2, 3)
+    other = cv2.remap(soft, o1, o2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    bw, bh = BAR_CROP
+    tw, th = TRAY_CROP
+    bar = other[:bh, :bw]
+    trays = np.stack([other[:th, bw:], other[th:2 * th, bw:]])
+    return np.ascontiguousarray(points), np.ascontiguousarray(bar), trays
+
+
+def heat_input(rect: np.ndarray) -> np.ndarray:
+    """The half-resolution board (0.75 px/mm) the die heat-map looks at."""
+    return cv2.pyrDown(rect)
+
+
+def die_crop(rect: np.ndarray, xy_px: tuple[float, float]) -> np.ndarray:
+    """DIE_CROP x DIE_CROP px of the full-resolution board centred on (x, y) rectified pixels."""
+    return cv2.getRectSubPix(rect, (DIE_CROP, DIE_CROP), (float(xy_px[0]), float(xy_px[1])))
+
+
+def cube_places_px(geom: BoardGeometry) -> dict[str, tuple[float, float]]:
+    return {p: tuple(board_to_rect(np.array(geom.cube_spot(p)), geom)) for p in BAR_PLACES}
+
+
+def cube_crops(rect: np.ndarray, geom: BoardGeometry) -> np.ndarray:
+    """(3, 48, 48, 3): windows at the centre, top and bottom of the bar; the top one is turned
+    half round so that a cube its owner at the top turned to face them reads upright."""
+    side = int(round(CUBE_WINDOW * SCALE))
+    out = []
+    for place, (x, y) in cube_places_px(geom).items():
+        win = cv2.getRectSubPix(rect, (side, side), (float(x), float(y)))
+        win = cv2.resize(win, (CUBE_CROP, CUBE_CROP), interpolation=cv2.INTER_AREA)
+        out.append(win[::-1, ::-1] if place == "top" else win)
+    return np.ascontiguousarray(np.stack(out))
+
+
+def nchw(batch: np.ndarray) -> np.ndarray:
+    """(N, H, W, 3) uint8 -> (N, 3, H, W) float32, 0..255 (models normalise inside)."""
+    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32)
+
+
+def point_probs_to_slot(p: np.ndarray) -> SlotReading:
+    """31-way point probabilities -> marginal light and dark count distributions (a point holds one colour)."""
+    light = np.zeros(MAX_COUNT + 1)
+    dark = np.zeros(MAX_COUNT + 1)
+    light[1:] = p[1:1 + MAX_COUNT]
+    dark[1:] = p[1 + MAX_COUNT:]
+    light[0] = 1.0 - light[1:].sum()
+    dark[0] = 1.0 - dark[1:].sum()
+    return SlotReading(np.clip(light, 0, 1), np.clip(dark, 0, 1))
+
+
+def point_label(light: int, dark: int) -> int:
+    """The point classifier's class of a (light, dark) count (a point never holds both colours)."""
+    if light:
+        return light
+    if dark:
+        return MAX_COUNT + dark
+    return 0
+
+
+def find_peaks(heat: np.ndarray, threshold: float = HEAT_THRESHOLD, max_n: int = 8) -> list[tuple[float, float, float]]:
+    """Local maxima of a probability heat-map: (x, y, p) in heat cells, refined to the 3x3 centroid."""
+    dil = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= dil) & (heat >= threshold))
+    order = np.argsort(-heat[ys, xs])[:max_n]
+    out = []
+    h, w = heat.shape
+    for k in order:
+        y, x = int(ys[k]), int(xs[k])
+        y0, y1, x0, x1 = max(y - 1, 0), min(y + 2, h), max(x - 1, 0), min(x + 2, w)
+        patch = heat[y0:y1, x0:x1]
+        gy, gx = np.mgrid[y0:y1, x0:x1]
+        s = float(patch.sum())
+        out.append((float((gx * patch).sum() / s), float((gy * patch).sum() / s), float(heat[y, x])))
+    return out
+
+
+def heat_to_rect(x: float, y: float) -> tuple[float, float]:
+    """Heat-map cell (centre) -> full-resolution rectified pixels."""
+    return (x + 0.5) * HEAT_STRIDE * 2 - 0.5, (y + 0.5) * HEAT_STRIDE * 2 - 0.5
+
+
+def rect_to_mm(xy_px: tuple[float, float], geom: BoardGeometry) -> tuple[float, float]:
+    return xy_px[0] / SCALE - geom.width / 2, xy_px[1] / SCALE - geom.height / 2
+
+
+# ---------------------------------------------------------------------- models
+
+
+def _softmax(z: np.ndarray, t: float = 1.0) -> np.ndarray:
+    z = z / t
+    z = z - z.max(-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(-1, keepdims=True)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@dataclass
+class _Model:
+    session: object
+    inputs: str
+    temperature: list[float]
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        return self.session.run(None, {self.inputs: x})
+
+
+class Readers:
+    """The six ONNX models, loaded once. ``threads``: onnxruntime intra-op threads per model."""
+
+    def __init__(self, models: Path | str = MODELS, threads: int = 2):
+        import onnxruntime as ort
+
+        self.models = Path(models)
+        self._m: dict[str, _Model] = {}
+        for name in NAMES:
+            path = self.models / f"{name}.onnx"
+            if not path.exists():
+                raise FileNotFoundError(f"{path}: reader weights missing (train them: bgscribe train readers)")
+            so = ort.SessionOptions()
+            so.intra_op_num_threads = threads
+            so.inter_op_num_threads = 1
+            so.log_severity_level = 3
+            sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+            meta = sess.get_modelmeta().custom_metadata_map
+            temps = json.loads(meta.get("temperature", "[1.0]"))
+            self._m[name] = _Model(sess, sess.get_inputs()[0].name, [float(t) for t in temps])
+
+    # ---- parts (also used by the benchmark and the tests)
+
+    def read_slots(self, rect: np.ndarray, geom: BoardGeometry) -> list[SlotReading]:
+        points, bar, trays = slot_crops(rect, geom)
+        m = self._m["points"]
+        p = _softmax(m.run(nchw(points))[0], m.temperature[0])
+        out = [point_probs_to_slot(row) for row in p]
+        m = self._m["bar"]
+        lo, do = m.run(nchw(bar[None]))
+        out.append(SlotReading(_softmax(lo[0], m.temperature[0]), _softmax(do[0], m.temperature[-1])))
+        m = self._m["tray"]
+        lo, do = m.run(nchw(trays))
+        for k in range(2):
+            out.append(SlotReading(_softmax(lo[k], m.temperature[0]), _softmax(do[k], m.temperature[-1])))
+        assert len(out) == N_SLOTS
+        return out
+
+    def read_dice(self, rect: np.ndarray, geom: BoardGeometry) -> list[DieReading]:
+        m = self._m["dice_heat"]
+        heat = _sigmoid(m.run(nchw(heat_input(rect)[None]))[0][0, 0] / m.temperature[0])
+        peaks = find_peaks(heat)
+        if not peaks:
+            return []
+        centres = [heat_to_rect(x, y) for x, y, _ in peaks]
+        crops = np.stack([die_crop(rect, c) for c in centres])
+        m = self._m["dice"]
+        logits, cocked, shift = m.run(nchw(crops))
+        probs = _softmax(logits, m.temperature[0])
+        out = []
+        for k, (c, (_, _, ph)) in enumerate(zip(centres, peaks)):
+            p_die = (1.0 - probs[k, 0]) * ph / max(ph, 1e-6)
+            if p_die < 0.5:
+                continue
+            values = probs[k, 1:] / max(probs[k, 1:].sum(), 1e-9)
+            cx, cy = c[0] + float(shift[k, 0]) * DIE_CROP / 2, c[1] + float(shift[k, 1]) * DIE_CROP / 2
+            on = _on_checker(rect, geom, (cx, cy))
+            out.append(DieReading(values, rect_to_mm((cx, cy), geom), cocked=float(_sigmoid(cocked[k, 0])),
+                                  on_checker=on))
+        return _dedupe(out)
+
+    def read_cube(self, rect: np.ndarray, geom: BoardGeometry) -> CubeReading:
+        m = self._m["cube"]
+        p = _softmax(m.run(nchw(cube_crops(rect, geom)))[0], m.temperature[0])  # (3, 7)
+        present = 1.0 - p[:, 0]
+        # P(the cube lies at place i): present there and not elsewhere; off: present nowhere
+        w = np.array([present[i] * np.prod(np.delete(1.0 - present, i)) for i in range(3)]
+                     + [float(np.prod(1.0 - present))])
+        w = w / max(w.sum(), 1e-12)
+        values = np.zeros(len(CUBE_VALUES))
+        for i, place in enumerate(BAR_PLACES):
+            faces = p[i, 1:] / max(p[i, 1:].sum(), 1e-12)
+            for f, face in enumerate(CUBE_FACES):
+                # a centred cube shows 64 and means 1
+                v = 1 if (place == "centre" and face == 64) else face
+                values[CUBE_VALUES.index(v)] += w[i] * faces[f]
+        values[1:] += w[3] / (len(CUBE_VALUES) - 1)  # off the board: turned, value unseen
+        values /= values.sum()
+        return CubeReading(values, {place: float(w[i]) for i, place in enumerate(CUBE_PLACES)})
+
+    def read_board(self, rect: np.ndarray, geom: BoardGeometry):
+        rect = _as_bgr(rect)
+        return self.read_slots(rect, geom), self.read_dice(rect, geom), self.read_cube(rect, geom)
+
+
+def _as_bgr(rect: np.ndarray) -> np.ndarray:
+    rect = np.asarray(rect)
+    if rect.dtype != np.uint8:
+        rect = np.clip(rect, 0, 255).astype(np.uint8)
+    if rect.ndim == 2:
+        rect = cv2.cvtColor(rect, cv2.COLOR_GRAY2BGR)
+    return np.ascontiguousarray(rect)
+
+
+def _on_checker(rect: np.ndarray, geom: BoardGeometry, xy_px: tuple[float, float]) -> float:
+    """Whether a die lies within a point's checker column (a die there may rest on a checker).
+    Geometric only: 1.0 inside the column of a point and within the stack's reach, else 0.0."""
+    x, y = rect_to_mm(xy_px, geom)
+    for slot in range(24):
+        bx = geom.point_base_x(slot)
+        if abs(x - bx) < geom.checker_d / 2 and abs(y) > geom.inner_h / 2 - geom.point_len:
+            return 0.5
+    return 0.0
+
+
+def _dedupe(dice: list[DieReading], min_mm: float = 10.0) -> list[DieReading]:
+    out: list[DieReading] = []
+    for d in sorted(dice, key=lambda r: -float(r.values.max())):
+        if all((d.xy[0] - o.xy[0]) ** 2 + (d.xy[1] - o.xy[1]) ** 2 >= min_mm ** 2 for o in out):
+            out.append(d)
+    return out
+
+
+_default: Readers | None = None
+_lock = threading.Lock()
+
+
+def default_readers() -> Readers:
+    """The shipped models, loaded on first use."""
+    global _default
+    with _lock:
+        if _default is None:
+            _default = Readers()
+        return _default
+
+
+def read_board(rect: np.ndarray, geom: BoardGeometry) -> tuple[list[SlotReading], list[DieReading],
+                                                                CubeReading | None]:
+    """Everything on a rectified board: 27 slot readings, the dice found, and the cube."""
+    return default_readers().read_board(rect, geom)
