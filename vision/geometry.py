@@ -19,9 +19,14 @@ from functools import cached_property
 
 import numpy as np
 
-BAR_SLOT, TRAY_TOP, TRAY_BOTTOM = 24, 25, 26
-N_SLOTS = 27
-SLOT_NAMES = [f"p{i}" for i in range(24)] + ["bar", "tray_top", "tray_bottom"]
+from transcriber.physical import (  # noqa: F401  (the slot numbering is shared with the transcriber)
+    BAR_SLOT,
+    N_SLOTS,
+    SLOT_NAMES,
+    TRAY_BOTTOM,
+    TRAY_TOP,
+    Seating,
+)
 
 
 @dataclass(frozen=True)
@@ -164,33 +169,3 @@ def _layer_of(k: int) -> tuple[int, int]:
         size -= 1
         layer += 1
     return layer, min(k, size - 1)
-
-
-@dataclass(frozen=True)
-class Seating:
-    """Who sits where: which colour each record player has and where their home is.
-
-    ``p0_bottom``: record player 0 sits at the bottom of the camera image.
-    ``home_right``: the bottom player's home board is on the right (+x) half;
-    the top player's home is then on the same side of the board, across from it.
-    ``p0_light``: player 0 plays the light checkers.
-    """
-
-    p0_bottom: bool = True
-    home_right: bool = True
-    p0_light: bool = True
-
-    def slot(self, player: int, point: int) -> int:
-        """Physical slot of ``player``'s point (1..24, own numbering)."""
-        bottom = (player == 0) == self.p0_bottom
-        p = point if bottom else 25 - point  # in the bottom player's numbering
-        s = p - 1  # bottom player's home bottom-right: slot = point - 1
-        if not self.home_right:
-            s = 11 - s if s < 12 else 35 - s
-        return s
-
-    def light(self, player: int) -> bool:
-        return (player == 0) == self.p0_light
-
-    def bottom(self, player: int) -> bool:
-        return (player == 0) == self.p0_bottom

@@ -9,11 +9,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from transcriber.position import Position
+from transcriber.physical import DARK, LIGHT, N_SLOTS, slot_counts  # noqa: F401  (re-exported)
 
-from ..geometry import BAR_SLOT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, BoardGeometry, Seating
-
-LIGHT, DARK = 0, 1
+from ..geometry import BoardGeometry
 
 
 @dataclass(frozen=True)
@@ -75,20 +73,6 @@ def stack_under(counts: np.ndarray, geom: BoardGeometry, x: float, y: float) -> 
                 if (x - cx) ** 2 + (y - cy) ** 2 < r2:
                     return h
     return None
-
-
-def slot_counts(position: Position, seating: Seating) -> np.ndarray:
-    """Physical slot counts (light, dark) of a rules-engine position."""
-    counts = np.zeros((N_SLOTS, 2), dtype=np.int16)
-    for player in (0, 1):
-        colour = LIGHT if seating.light(player) else DARK
-        side = position.sides[player]
-        for p in range(1, 25):
-            if side[p - 1]:
-                counts[seating.slot(player, p), colour] += side[p - 1]
-        counts[BAR_SLOT, colour] += side[24]
-        counts[TRAY_BOTTOM if seating.bottom(player) else TRAY_TOP, colour] += position.off(player)
-    return counts
 
 
 @dataclass
