@@ -1,0 +1,406 @@
+"""Decode camera observations into a match: the legal plays and cube actions that best explain them.
+
+The rules engine is the referee: only legal plays are ever proposed. The footage is
+cut into roll segments (a new pair of settled dice starts one); within a segment the
+board shows the position before the play, then after it, and the split point is
+free, so a missed settle costs nothing. Every segment is scored for every dice
+reading the camera found plausible and every legal play of each, and a beam keeps
+the best few histories across turns, so one misread frame or die is repaired by what
+the board shows afterwards. What stays uncertain becomes a `Flag` with a reason,
+the ranked alternatives and the footage time to look at.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .moves import legal_plays
+from .observation import MAX_COUNT
+from .physical import BAR_SLOT, DARK, LIGHT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, Seating, slot_counts
+from .position import Position
+from .record import Double, Drop, Flag, Game, MatchRecord, Move, Provenance, Resign, RulesProfile, Take
+from .scoring import finished, result_value
+from .settle import DiceRead, Settle, settles
+
+BEAM = 4
+BEAM_MARGIN = 20.0  # nats: histories this far behind the best are dropped
+DICE_CANDIDATES = 6  # dice readings tried per roll ...
+DICE_MARGIN = 7.0  # ... at most this far behind the best reading
+CLOSE_CALL = 4.0  # nats: a runner-up play this close is flagged
+UNEXPLAINED = 14.0  # nats below the unconstrained reading: no legal play explains the board
+NEW_GAME = 25.0  # nats by which the opening position must beat the current one to start a game
+GAP_S = 8.0  # seconds without observations that are reported as a footage gap
+
+
+@dataclass
+class Segment:
+    """Settles from one roll to the next (or to the end of the game)."""
+
+    settles: list[Settle]
+    next_roll: Settle | None = None  # the next roll's first settle: it still shows this play's result
+
+    @property
+    def roll(self) -> Settle:
+        return self.settles[0]
+
+
+@dataclass
+class Hyp:
+    score: float
+    pos: Position
+    turn: int | None  # who rolls next; None before the opening roll
+    cube: int = 1
+    owner: int | None = None
+    actions: tuple = ()  # (Action, Provenance) pairs, oldest first
+    pending: tuple | None = None  # (doubler, provenance) of a double not yet answered by play
+
+    def key(self) -> tuple:
+        return (self.pos, self.turn, self.cube, self.owner)
+
+
+@dataclass
+class DecodeResult:
+    record: MatchRecord
+    seating: Seating
+    flags: list[dict] = field(default_factory=list)  # {"game", "action", "t", "reason", "message", "alternatives"}
+    settles: int = 0
+    segments: int = 0
+
+
+def infer_seating(first: Settle, p0_light: bool = True) -> tuple[Seating, float]:
+    """Which way the colours play, from the opening position; returns the seating and its margin (nats)."""
+    opening = Position.opening()
+    scored = sorted(((first.loglik(slot_counts(opening, s)), s) for s in
+                     (Seating(b, r, p0_light) for b in (True, False) for r in (True, False))),
+                    key=lambda x: -x[0])
+    return scored[0][1], scored[0][0] - scored[1][0]
+
+
+def dice_candidates(settle: Settle, opening: bool) -> list[tuple[float, tuple[int, int], int | None]]:
+    """(log-probability, dice, bottom player's die index or None) for the likeliest readings."""
+    d = settle.dice
+    if d is None or len(d.values) < 2:
+        return []
+    v1, v2 = (np.log(np.maximum(v, 1e-9)) for v in d.values[:2])
+    out = []
+    for a, b in itertools.product(range(6), range(6)):
+        lp = float(v1[a] + v2[b])
+        if opening and a == b:
+            continue  # an opening roll with equal dice is rolled again
+        out.append((lp, (a + 1, b + 1), None))
+    out.sort(key=lambda x: -x[0])
+    return [o for o in out[:DICE_CANDIDATES] if o[0] >= out[0][0] - DICE_MARGIN]
+
+
+class Scorer:
+    """Likelihoods of many candidate positions against a segment's settles at once."""
+
+    def __init__(self, seating: Seating):
+        # counts (54 = 27 slots x light/dark) = [side0 (25), off0, side1 (25), off1] @ M
+        m = np.zeros((52, N_SLOTS * 2), np.int16)
+        for player in (0, 1):
+            colour = LIGHT if seating.light(player) else DARK
+            for i in range(24):
+                m[player * 26 + i, seating.slot(player, i + 1) * 2 + colour] = 1
+            m[player * 26 + 24, BAR_SLOT * 2 + colour] = 1
+            m[player * 26 + 25, (TRAY_BOTTOM if seating.bottom(player) else TRAY_TOP) * 2 + colour] = 1
+        self.m = m
+
+    def counts(self, positions: list[Position]) -> np.ndarray:
+        x = np.array([[*p.sides[0], p.off(0), *p.sides[1], p.off(1)] for p in positions], np.int16)
+        return np.clip(x @ self.m, 0, MAX_COUNT)  # (N, 54)
+
+    @staticmethod
+    def loglik(settles: list[Settle], counts: np.ndarray) -> np.ndarray:
+        """(S, N): log P(settle s | board = candidate n)."""
+        lp = np.stack([s.logp.reshape(N_SLOTS * 2, MAX_COUNT + 1) for s in settles])  # (S, 54, 16)
+        return lp[:, np.arange(N_SLOTS * 2)[None, :], counts].sum(-1)
+
+    def segment(self, seg: Segment, before: Position, afters: list[Position]) -> tuple[np.ndarray, np.ndarray]:
+        """Per candidate: best total over the split point (settles before it show ``before``, from it on
+        the candidate), and that split. The next roll's first settle always shows the candidate."""
+        cb = self.counts([before])
+        ca = self.counts(afters)
+        lb = self.loglik(seg.settles, cb)[:, 0]  # (S,)
+        la = self.loglik(seg.settles, ca)  # (S, N)
+        pre = np.concatenate([[0.0], np.cumsum(lb)])  # (S+1,)
+        suf = np.concatenate([np.cumsum(la[::-1], 0)[::-1], np.zeros((1, la.shape[1]))], 0)  # (S+1, N)
+        total = pre[:, None] + suf
+        if seg.next_roll is not None:
+            total = total + self.loglik([seg.next_roll], ca)[0][None, :]
+        split = total.argmax(0)
+        return total[split, np.arange(len(afters))], split
+
+
+def cut_segments(ss: list[Settle]) -> list[Segment]:
+    """A new roll segment starts where dice lie settled somewhere new on the board."""
+    segs: list[Segment] = []
+    prev = None
+    for s in ss:
+        thrown = s.dice is not None and len(s.dice.values) >= 2
+        if thrown and not s.dice.same_throw(prev):
+            segs.append(Segment([s]))
+        elif segs:
+            segs[-1].settles.append(s)
+        else:
+            segs.append(Segment([s]))  # settles before the first roll: the set-up
+        prev = s.dice if thrown else None
+    for seg in segs:  # one reading of the roll: every settle that shows these dice, weighted by reads
+        reads = [t for t in seg.settles if t.dice is not None and t.dice.same_throw(seg.roll.dice)]
+        if len(reads) > 1:
+            n = sum(t.reads for t in reads)
+            values = [sum(t.dice.values[k] * t.reads for t in reads) / n for k in range(len(seg.roll.dice.values))]
+            seg.roll.dice = DiceRead(values, seg.roll.dice.xs, max(t.dice.cocked for t in reads),
+                                     max(t.dice.on_checker for t in reads))
+    return segs
+
+
+class Decoder:
+    def __init__(self, players: tuple[str, str], length: int, profile: RulesProfile | None = None,
+                 p0_light: bool = True):
+        self.players, self.length = players, length
+        self.profile = profile or RulesProfile(length=length)
+        self.p0_light = p0_light
+        self.flags: list[dict] = []
+
+    def decode(self, observations) -> DecodeResult:
+        ss = settles(list(observations))
+        if not ss:
+            raise ValueError("no quiet frame was read: nothing to decode (is the board in view?)")
+        seating, margin = infer_seating(ss[0], self.p0_light)
+        self.seating = seating
+        self.scorer = Scorer(seating)
+        self.opening_counts = slot_counts(Position.opening(), seating)
+        segs = cut_segments(ss)
+        record = MatchRecord(players=self.players, length=self.length, profile=self.profile)
+        if margin < 5:
+            self._flag(0, 0, ss[0].t0, "seating", f"the opening position barely tells the direction of play "
+                       f"({margin:.1f} nats)")
+        games = self._split_games(segs)
+        score = [0, 0]
+        for number, game_segs in enumerate(games, start=1):
+            game = Game(number=number, score=(score[0], score[1]))
+            self._decode_game(game, game_segs)
+            record.games.append(game)
+            if game.winner is not None:
+                score[game.winner] = min(self.length, score[game.winner] + (game.points or 0)) if self.length \
+                    else score[game.winner] + (game.points or 0)
+        return DecodeResult(record, seating, self.flags, len(ss), len(segs))
+
+    # ------------------------------------------------------------------ games
+
+    def _split_games(self, segs: list[Segment]) -> list[list[Segment]]:
+        """A game starts where the board shows the opening position again after play."""
+        games: list[list[Segment]] = [[]]
+        played = False
+        for seg in segs:
+            first = seg.settles[0]
+            looks_opening = first.loglik(self.opening_counts) > first.best_loglik() - 6.0
+            if looks_opening and played and seg.roll.dice is not None and _opening_dice(seg.roll):
+                games.append([])
+                played = False
+            if seg.roll.dice is not None:
+                played = played or not looks_opening or not _opening_dice(seg.roll)
+            games[-1].append(seg)
+        games = [g for g in games if g]
+        for g in games:
+            for a, b in zip(g, g[1:]):
+                a.next_roll = b.settles[0]
+        return games
+
+    def _decode_game(self, game: Game, segs: list[Segment]) -> None:
+        beam = [Hyp(0.0, Position.opening(), None)]
+        for seg in segs:
+            if seg.roll.dice is None or len(seg.roll.dice.values) < 2:
+                continue  # set-up settles before the opening roll
+            if seg.roll.dice.cocked > 0.5 or (seg.roll.dice.on_checker > 0.5 and
+                                               not self.profile.dice_on_checker_valid):
+                continue  # the roll does not count: it is rolled again
+            beam = self._step(beam, seg)
+            if any(finished(h.pos, p) for h in beam[:1] for p in (0, 1)):
+                break
+        best = beam[0]
+        for action, prov in best.actions:
+            action.prov = prov
+            game.actions.append(action)
+        self._finish(game, best, segs)
+
+    def _step(self, beam: list[Hyp], seg: Segment) -> list[Hyp]:
+        opening = beam[0].turn is None
+        cands = dice_candidates(seg.roll, opening)
+        if not cands:
+            return beam
+        expanded: list[tuple[float, Hyp, tuple]] = []
+        for rank_h, h in enumerate(beam):
+            # The likeliest dice reading first; the others only where it leaves doubt: an unclear
+            # reading, or no play under it that fits the board (a misread die is then repaired).
+            tried = cands[:1]
+            options, totals, splits = self._score(h, seg, tried, opening)
+            clear = len(cands) < 2 or cands[0][0] - cands[1][0] > 3.0
+            if rank_h == 0 and (not clear or not self._fits(seg, options, totals, h)):
+                tried = cands
+                options, totals, splits = self._score(h, seg, tried, opening)
+            if not options:
+                continue
+            order = np.argsort(-totals)
+            for rank in order[:BEAM]:
+                alts = [(float(totals[j]), options[j][3]) for j in order[:12]
+                        if options[j][3].result != options[rank][3].result][:5]
+                expanded.append((float(totals[rank]), h, (*options[rank][1:], int(splits[rank]), alts)))
+        expanded.sort(key=lambda e: -e[0])
+        out: list[Hyp] = []
+        seen = set()
+        for total, h, (roller, roll, play, split, alts) in expanded:
+            if total < expanded[0][0] - BEAM_MARGIN:
+                break
+            nh = Hyp(total, play.result, 1 - roller, h.cube, h.owner)
+            if nh.key() in seen:
+                continue
+            seen.add(nh.key())
+            prov = self._provenance(seg, play, split, total, alts)
+            nh.actions = h.actions + ((Move(roller, roll, play.notation), prov),)
+            nh = self._cube_actions(nh, seg, split, roller)
+            out.append(nh)
+            if len(out) >= BEAM:
+                break
+        return out or beam
+
+    def _score(self, h: Hyp, seg: Segment, cands, opening: bool):
+        options = []  # (dice log-prob, roller, roll, play)
+        for dice_lp, dice, _ in cands:
+            roller = h.turn if h.turn is not None else self._opening_starter(seg.roll, dice)
+            if roller is None:
+                continue
+            roll = (max(dice), min(dice)) if opening else dice
+            options += [(dice_lp, roller, roll, play) for play in legal_plays(h.pos, roller, roll)]
+        if not options:
+            return [], np.zeros(0), np.zeros(0, int)
+        scores, splits = self.scorer.segment(seg, h.pos, [o[3].result for o in options])
+        return options, h.score + np.array([o[0] for o in options]) + scores, splits
+
+    def _fits(self, seg: Segment, options, totals, h: Hyp) -> bool:
+        """Does the best of these plays explain the board after it about as well as anything could?"""
+        if not options:
+            return False
+        best = options[int(np.argmax(totals))][3]
+        last = seg.next_roll or seg.settles[-1]
+        return last.best_loglik() - last.loglik(slot_counts(best.result, self.seating)) < UNEXPLAINED / 2
+
+    def _provenance(self, seg: Segment, play, split: int, total: float, alts) -> Provenance:
+        at = seg.settles[min(split, len(seg.settles) - 1)]
+        gap = (total - alts[0][0]) if alts else 50.0
+        conf = 1.0 / (1.0 + sum(np.exp(-(total - a[0])) for a in alts)) if alts else 1.0
+        prov = Provenance(time=round(at.t0, 2), confidence=round(float(conf), 4),
+                          alternatives=[a[1].notation or "Cannot Move" for a in alts])
+        if alts and gap < CLOSE_CALL:
+            prov.flags.append(Flag("close_call", f"{alts[0][1].notation or 'Cannot Move'} is nearly as likely "
+                                   f"({gap:.1f} nats behind)", round(float(conf), 4)))
+        last = seg.next_roll or seg.settles[-1]
+        if last.best_loglik() - last.loglik(slot_counts(play.result, self.seating)) > UNEXPLAINED:
+            prov.flags.append(Flag("no_legal_play", "no legal play explains what the board shows afterwards "
+                                   "(an illegal move the opponent condoned, or a misread)", round(float(conf), 4)))
+        if split >= len(seg.settles) and seg.next_roll is None:
+            prov.flags.append(Flag("missing_settle", "the board was not seen after this play",
+                                   round(float(conf), 4)))
+        dice = seg.roll.dice
+        if dice is not None and min(float(v.max()) for v in dice.values) < 0.9:
+            prov.flags.append(Flag("dice_unclear", "the dice were hard to read; the play decided the reading",
+                                   round(float(conf), 4)))
+        if seg.roll.gap_before > GAP_S:
+            prov.flags.append(Flag("footage_gap", f"{seg.roll.gap_before:.0f} s of footage missing before this "
+                                   "roll", None))
+        return prov
+
+    def _cube_actions(self, h: Hyp, seg: Segment, split: int, roller: int) -> Hyp:
+        """A cube turned after this play: the next roller doubled (it is answered by the roller)."""
+        late = [s.cube for s in seg.settles[split:] if s.cube is not None]
+        if not late:
+            return h
+        value, place = late[-1]
+        if value > h.cube:
+            doubler = 1 - roller
+            prov = Provenance(time=round(seg.settles[-1].t0, 2), confidence=None)
+            if value != 2 * h.cube:
+                prov.flags.append(Flag("cube_unclear", f"the cube went from {h.cube} to {value}", None))
+            h.actions = h.actions + ((Double(doubler), prov),)
+            h.cube, h.owner = 2 * h.cube, 1 - doubler  # taken, unless the game ends with a drop
+            h.pending = (doubler, prov)
+        return h
+
+    def _finish(self, game: Game, best: Hyp, segs: list[Segment]) -> None:
+        pending = best.pending
+        for p in (0, 1):
+            if finished(best.pos, p):
+                game.winner, game.points = p, result_value(best.pos, p) * best.cube
+                return
+        end_t = segs[-1].settles[-1].t1 if segs else 0.0
+        if pending is not None:
+            doubler, prov = pending
+            game.actions.append(Drop(1 - doubler, Provenance(time=round(end_t, 2))))
+            game.winner, game.points = doubler, best.cube // 2
+            return
+        if not game.actions:
+            return
+        # The board was reset before the last checker was off: a resignation (or a timeout).
+        loser = 1 if best.pos.pips(1) > best.pos.pips(0) else 0
+        flag = Flag("resignation_value_unknown", "the game stopped before it was finished: resignation or "
+                    "timeout, and for how much, is not visible on the board", None)
+        game.actions.append(Resign(loser, 1, Provenance(time=round(end_t, 2), flags=[flag])))
+        game.winner, game.points = 1 - loser, best.cube
+
+    def _opening_starter(self, settle: Settle, dice: tuple[int, int]) -> int | None:
+        """The opening roll: one die in each player's right-hand half; the higher die starts.
+        The bottom player's right is the camera's right (x > 0)."""
+        d = settle.dice
+        if d is None or len(d.xs) < 2:
+            return None
+        bottom_die = dice[0] if d.xs[0] > 0 else dice[1]
+        top_die = dice[1] if d.xs[0] > 0 else dice[0]
+        if bottom_die == top_die:
+            return None
+        bottom_player = 0 if self.seating.p0_bottom else 1
+        return bottom_player if bottom_die > top_die else 1 - bottom_player
+
+    def _flag(self, game: int, action: int, t: float, reason: str, message: str, alternatives=None) -> None:
+        self.flags.append({"game": game, "action": action, "t": round(t, 2), "reason": reason,
+                           "message": message, "alternatives": alternatives or []})
+
+
+def _opening_dice(settle: Settle) -> bool:
+    d = settle.dice
+    return d is not None and len(d.xs) >= 2 and (d.xs[0] > 0) != (d.xs[1] > 0)
+
+
+def decode(observations, players: tuple[str, str] = ("Light", "Dark"), length: int = 7,
+           profile: RulesProfile | None = None, p0_light: bool = True) -> DecodeResult:
+    result = Decoder(players, length, profile, p0_light).decode(observations)
+    _insert_takes(result.record)
+    collect_flags(result)
+    return result
+
+
+def _insert_takes(record: MatchRecord) -> None:
+    """A double followed by more play was taken by the player it was offered to."""
+    for g in record.games:
+        out = []
+        for i, a in enumerate(g.actions):
+            out.append(a)
+            if isinstance(a, Double):
+                nxt = g.actions[i + 1] if i + 1 < len(g.actions) else None
+                if nxt is not None and not isinstance(nxt, Drop):
+                    out.append(Take(1 - a.player, Provenance(time=a.prov.time if a.prov else None)))
+        g.actions = out
+
+
+def collect_flags(result: DecodeResult) -> None:
+    for g in result.record.games:
+        for k, a in enumerate(g.actions, start=1):
+            if a.prov is None:
+                continue
+            for f in a.prov.flags:
+                result.flags.append({"game": g.number, "action": k, "t": a.prov.time, "reason": f.reason,
+                                     "message": f.message, "confidence": f.confidence,
+                                     "alternatives": a.prov.alternatives[:5]})

@@ -1,0 +1,114 @@
+"""From per-frame observations to settled states: what the board showed while nobody touched it.
+
+A settled state merges consecutive full reads that agree (same most-likely counts in
+every slot, same dice, same cube): their log-probabilities are averaged, not summed,
+because reads of an unchanged board share the same lighting and the same errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .observation import CUBE_PLACES, CUBE_VALUES, MAX_COUNT, FrameObservation
+from .physical import N_SLOTS
+
+LOG_FLOOR = np.log(1e-6)  # one wildly wrong slot read costs at most this much
+
+
+@dataclass
+class DiceRead:
+    values: list[np.ndarray]  # per die: P(value 1..6)
+    xs: list[float]  # per die: board x (mm); > 0 is the right half as the camera sees it
+    cocked: float  # the largest cocked probability among the dice
+    on_checker: float
+
+    def signature(self) -> tuple:
+        return tuple(sorted(int(np.argmax(v)) + 1 for v in self.values))
+
+    def same_throw(self, other: DiceRead | None, tol_mm: float = 12.0) -> bool:
+        """The same dice lying where they lay (values may be read differently; positions do not lie)."""
+        return (other is not None and len(other.xs) == len(self.xs)
+                and all(abs(a - b) < tol_mm for a, b in zip(sorted(self.xs), sorted(other.xs))))
+
+
+@dataclass
+class Settle:
+    t0: float
+    t1: float
+    logp: np.ndarray  # (27, 2, 16) averaged log-probabilities of counts
+    reads: int = 1
+    dice: DiceRead | None = None
+    cube_value: np.ndarray | None = None  # P over CUBE_VALUES
+    cube_place: dict[str, float] = field(default_factory=dict)
+    gap_before: float = 0.0  # seconds without any observation before this settle
+
+    @property
+    def best(self) -> np.ndarray:
+        return self.logp.argmax(-1)
+
+    def loglik(self, counts: np.ndarray) -> float:
+        """log P(this settle | the board holds ``counts``) for (27, 2) physical counts."""
+        c = np.clip(counts, 0, MAX_COUNT)
+        return float(self.logp[np.arange(N_SLOTS), 0, c[:, 0]].sum() + self.logp[np.arange(N_SLOTS), 1, c[:, 1]].sum())
+
+    def best_loglik(self) -> float:
+        """The likelihood of the unconstrained most likely reading: what no legal play can beat."""
+        return float(self.logp.max(-1).sum())
+
+    @property
+    def cube(self) -> tuple[int, str] | None:
+        if self.cube_value is None:
+            return None
+        return CUBE_VALUES[int(np.argmax(self.cube_value))], max(self.cube_place, key=self.cube_place.get)
+
+
+def _dice_of(obs: FrameObservation) -> DiceRead | None:
+    if not obs.dice:
+        return None
+    return DiceRead([d.values for d in obs.dice], [d.xy[0] for d in obs.dice], max(d.cocked for d in obs.dice),
+                    max(d.on_checker for d in obs.dice))
+
+
+def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Settle]:
+    """Full reads with nothing moving between them are one settled state."""
+    out: list[Settle] = []
+    last_t: float | None = None
+    moved = True  # something moved since the last read
+    for obs in observations:
+        gap = 0.0 if last_t is None else obs.t - last_t
+        last_t = obs.t
+        if gap > gap_s:
+            moved = True
+        if obs.slots is None:
+            if obs.status not in ("quiet",):
+                moved = True
+            continue
+        logp = np.empty((N_SLOTS, 2, MAX_COUNT + 1))
+        for s, r in enumerate(obs.slots):
+            logp[s, 0] = np.maximum(np.log(np.maximum(r.light, 1e-12)), LOG_FLOOR)
+            logp[s, 1] = np.maximum(np.log(np.maximum(r.dark, 1e-12)), LOG_FLOOR)
+        dice = _dice_of(obs)
+        cube_v = obs.cube.values if obs.cube is not None else None
+        cube_p = dict(obs.cube.place) if obs.cube is not None else {}
+        prev = out[-1] if out else None
+        if prev is not None and not moved:
+            n = prev.reads
+            prev.logp = (prev.logp * n + logp) / (n + 1)
+            prev.reads = n + 1
+            prev.t1 = obs.t
+            if dice is not None and prev.dice is not None and dice.same_throw(prev.dice):
+                prev.dice = DiceRead([(a * n + b) / (n + 1) for a, b in zip(prev.dice.values, dice.values)],
+                                     prev.dice.xs, max(prev.dice.cocked, dice.cocked),
+                                     max(prev.dice.on_checker, dice.on_checker))
+            if cube_v is not None and prev.cube_value is not None:
+                prev.cube_value = (prev.cube_value * n + cube_v) / (n + 1)
+                prev.cube_place = {k: (prev.cube_place.get(k, 0) * n + v) / (n + 1) for k, v in cube_p.items()}
+            continue
+        moved = False
+        out.append(Settle(obs.t, obs.t, logp, 1, dice, cube_v, cube_p, gap_before=gap))
+    return out
+
+
+__all__ = ["CUBE_PLACES", "DiceRead", "Settle", "settles"]
