@@ -74,8 +74,22 @@ def main(argv: list[str] | None = None) -> int:
                                    "slot, dice and cube on quiet frames, with probabilities.")
     add_observe_arguments(p)
     p.set_defaults(func=lambda a: _run("vision.cli", "run_observe", a))
+    p = sub.add_parser("transcribe", help="footage or observations in, a checked .mat and a flag report out",
+                       description="Decode a board video (or its observations, .jsonl) into the legal plays and "
+                                   "cube actions that best explain it, validate the match, write the .mat (only if "
+                                   "it validates) and a JSON report of every flag with its reason, confidence, "
+                                   "alternatives and footage time.")
+    p.add_argument("source", metavar="VIDEO|OBS.jsonl")
+    p.add_argument("--out", required=True, metavar="MATCH.mat")
+    p.add_argument("--report", metavar="REPORT.json", help="write the flags and every action's provenance here")
+    p.add_argument("--players", nargs=2, default=["Light", "Dark"], metavar=("FIRST", "SECOND"),
+                   help="player names; FIRST plays the light checkers unless --first-dark")
+    p.add_argument("--first-dark", action="store_true", help="the first named player plays the dark checkers")
+    p.add_argument("--length", type=int, default=7, help="match length (default: 7)")
+    p.add_argument("--profile", default="bmab", help="event rules: bmab or amberg (default: bmab)")
+    p.set_defaults(func=cmd_transcribe)
     p = sub.add_parser("eval", help="measure a stage against simulator truth",
-                       description="Measure the vision stage against the simulator's truth.")
+                       description="Measure the vision stage or a transcript against the simulator's truth.")
     add_eval_arguments(p)
     p.set_defaults(func=lambda a: _run("vision.cli", "run_eval", a))
 
@@ -100,6 +114,27 @@ def _run(module: str, name: str, args) -> int:
     import importlib
 
     return getattr(importlib.import_module(module), name)(args)
+
+
+def cmd_transcribe(args) -> int:
+    from .pipeline import transcribe
+
+    src = Path(args.source)
+    if not src.exists():
+        print(f"bgscribe transcribe: {src} does not exist", file=sys.stderr)
+        return 1
+    try:
+        doc = transcribe(src, Path(args.out), Path(args.report) if args.report else None, tuple(args.players),
+                         args.length, args.profile, first_light=not args.first_dark)
+    except ValueError as e:
+        print(f"bgscribe transcribe: {e}", file=sys.stderr)
+        return 1
+    if not doc["mat_written"]:
+        print(f"bgscribe transcribe: the decoded match does not validate ({len(doc['problems'])} problems); "
+              f"{args.out} not written - see the report", file=sys.stderr)
+        return 1
+    print(f"wrote {args.out} ({len(doc['games'])} games, {len(doc['flags'])} flags)")
+    return 0
 
 
 def cmd_train(args) -> int:

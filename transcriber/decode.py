@@ -249,18 +249,21 @@ class Decoder:
             for rank in order[:BEAM]:
                 alts = [(float(totals[j]), options[j][3]) for j in order[:12]
                         if options[j][3].result != options[rank][3].result][:5]
-                expanded.append((float(totals[rank]), h, (*options[rank][1:], int(splits[rank]), alts)))
+                # the best reading with other dice, even if it leaves the board the same (bear-offs)
+                other = next(((float(totals[j]), options[j][2]) for j in order
+                              if sorted(options[j][2]) != sorted(options[rank][2])), None)
+                expanded.append((float(totals[rank]), h, (*options[rank][1:], int(splits[rank]), alts, other)))
         expanded.sort(key=lambda e: -e[0])
         out: list[Hyp] = []
         seen = set()
-        for total, h, (roller, roll, play, split, alts) in expanded:
+        for total, h, (roller, roll, play, split, alts, other) in expanded:
             if total < expanded[0][0] - BEAM_MARGIN:
                 break
             nh = Hyp(total, play.result, 1 - roller, h.cube, h.owner)
             if nh.key() in seen:
                 continue
             seen.add(nh.key())
-            prov = self._provenance(seg, play, split, total, alts)
+            prov = self._provenance(seg, play, roll, split, total, alts, other)
             nh.actions = h.actions + ((Move(roller, roll, play.notation), prov),)
             nh = self._cube_actions(nh, seg, split, roller)
             out.append(nh)
@@ -289,7 +292,8 @@ class Decoder:
         last = seg.next_roll or seg.settles[-1]
         return last.best_loglik() - last.loglik(slot_counts(best.result, self.seating)) < UNEXPLAINED / 2
 
-    def _provenance(self, seg: Segment, play, split: int, total: float, alts) -> Provenance:
+    def _provenance(self, seg: Segment, play, dice: tuple[int, int], split: int, total: float,
+                    alts, other) -> Provenance:
         at = seg.settles[min(split, len(seg.settles) - 1)]
         gap = (total - alts[0][0]) if alts else 50.0
         conf = 1.0 / (1.0 + sum(np.exp(-(total - a[0])) for a in alts)) if alts else 1.0
@@ -305,10 +309,12 @@ class Decoder:
         if split >= len(seg.settles) and seg.next_roll is None:
             prov.flags.append(Flag("missing_settle", "the board was not seen after this play",
                                    round(float(conf), 4)))
-        dice = seg.roll.dice
-        if dice is not None and min(float(v.max()) for v in dice.values) < 0.9:
-            prov.flags.append(Flag("dice_unclear", "the dice were hard to read; the play decided the reading",
-                                   round(float(conf), 4)))
+        if other is not None and total - other[0] < CLOSE_CALL:
+            # another reading of the dice is nearly as likely: the board cannot settle it (bear-offs)
+            d = other[1]
+            prov.flags.append(Flag("dice_unclear", f"the dice may be {d[0]}{d[1]} rather than {dice[0]}{dice[1]} "
+                                   f"({total - other[0]:.1f} nats)", round(float(conf), 4)))
+            prov.alternatives.insert(0, f"dice {d[0]}{d[1]}")
         if seg.roll.gap_before > GAP_S:
             prov.flags.append(Flag("footage_gap", f"{seg.roll.gap_before:.0f} s of footage missing before this "
                                    "roll", None))

@@ -42,12 +42,13 @@ def add_eval_arguments(p) -> None:
     v.add_argument("--corner-tol", type=float, default=8.0, metavar="PX",
                    help="a calibration counts as found within this many pixels (default: 8)")
     v.set_defaults(eval_func=_eval_vision)
+    add_transcript_eval(sub)
 
 
 def run_eval(args) -> int:
     func = getattr(args, "eval_func", None)
     if func is None:
-        print("bgscribe eval: say what to evaluate: vision", file=sys.stderr)
+        print("bgscribe eval: say what to evaluate: vision or transcript", file=sys.stderr)
         return 2
     return func(args)
 
@@ -70,3 +71,53 @@ def _eval_vision(args) -> int:
         for k, v in figures.items():
             print(f"{k:28s} {v}")
     return 0
+
+
+def add_transcript_eval(sub) -> None:
+    t = sub.add_parser("transcript", help="a transcript against simulator truth",
+                       description="Compare a transcript (.mat and its report) with the match the simulator "
+                                   "played: plays and cube actions right, results right, flags per game, and "
+                                   "silent errors (wrong and unflagged).")
+    t.add_argument("--truth", required=True, metavar="TRUTH.jsonl")
+    t.add_argument("--mat", required=True, metavar="MATCH.mat")
+    t.add_argument("--report", required=True, metavar="REPORT.json")
+    t.add_argument("--json", action="store_true", help="print the figures as JSON")
+    t.set_defaults(eval_func=_eval_transcript)
+
+
+def _eval_transcript(args) -> int:
+    from transcriber.errors import MatchFormatError
+    from transcriber.evaluate import evaluate_transcript
+    from transcriber.mat import read_mat
+
+    from .synth.truth import match_from_truth
+
+    try:
+        truth = match_from_truth(args.truth)
+        transcript = read_mat(args.mat)
+        report = json.loads(Path(args.report).read_text(encoding="utf-8"))
+    except (OSError, ValueError, MatchFormatError) as e:
+        print(f"bgscribe eval: {e}", file=sys.stderr)
+        return 1
+    align_players(truth, transcript)
+    flagged = {(f["game"], f["action"]) for f in report.get("flags", []) if f.get("action")}
+    figures = evaluate_transcript(truth, transcript, flagged)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        for k, v in figures.items():
+            if k != "silent_error_list":
+                print(f"{k:24s} {v}")
+    return 0
+
+
+def align_players(truth, transcript) -> None:
+    """Number the transcript's players as the truth does (by name, when the names were given)."""
+    if tuple(transcript.players) == tuple(truth.players[::-1]):
+        for g in transcript.games:
+            for a in g.actions:
+                a.player = 1 - a.player
+            g.score = g.score[::-1]
+            if g.winner is not None:
+                g.winner = 1 - g.winner
+        transcript.players = tuple(transcript.players[::-1])

@@ -1,0 +1,83 @@
+"""Footage (or observations) in, a checked .mat and a report of every flag out."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from transcriber.decode import decode
+from transcriber.mat import write_mat
+from transcriber.observation import FrameObservation
+from transcriber.record import PROFILES, Move, Resign, RulesProfile
+from transcriber.replay import replay_match
+
+
+def load_observations(path: Path, progress: bool = True) -> list[FrameObservation]:
+    """Observations from a .jsonl file, or by observing a video."""
+    if path.suffix == ".jsonl":
+        with open(path, encoding="utf-8") as f:
+            out = []
+            for n, line in enumerate(f, start=1):
+                if line.strip():
+                    try:
+                        out.append(FrameObservation.from_json(line))
+                    except (ValueError, KeyError) as e:
+                        raise ValueError(f"{path}:{n}: not an observation ({e})") from None
+            return out
+    import tempfile
+
+    from vision.observe import observe_video
+
+    with tempfile.TemporaryDirectory() as tmp:
+        obs_path = Path(tmp) / "obs.jsonl"
+        observe_video(path, obs_path, progress=progress)
+        return load_observations(obs_path)
+
+
+def transcribe(source: Path, out: Path, report: Path | None, players: tuple[str, str], length: int,
+               profile: str, first_light: bool = True, progress: bool = True) -> dict:
+    observations = load_observations(source, progress)
+    base = PROFILES.get(profile, PROFILES["bmab"])
+    rules = RulesProfile(name=base.name, length=length, crawford=base.crawford,
+                         dice_on_checker_valid=base.dice_on_checker_valid)
+    result = decode(observations, players=players, length=length, profile=rules, p0_light=first_light)
+    record = result.record
+    record.meta.update({"Event": "", "Transcriber": "bgscribe"})
+    problems = replay_match(record).problems
+    for p in problems:
+        result.flags.append({"game": p.game, "action": None, "t": None, "reason": "score_contradiction"
+                             if p.kind == "score" else f"rules_{p.kind}", "message": p.message, "alternatives": []})
+    written = False
+    if not problems:
+        write_mat(record, out)
+        written = True
+    doc = _report(source, record, result, problems, written)
+    if report is not None:
+        report.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    if progress:
+        print(f"{len(record.games)} games, {sum(len(g.actions) for g in record.games)} actions, "
+              f"{len(result.flags)} flags", file=sys.stderr)
+    return doc
+
+
+def _report(source, record, result, problems, written: bool) -> dict:
+    games = []
+    for g in record.games:
+        actions = []
+        for k, a in enumerate(g.actions, start=1):
+            d = {"index": k, "player": a.player, "kind": type(a).__name__.lower()}
+            if isinstance(a, Move):
+                d.update(dice=list(a.dice), play=a.play or "Cannot Move")
+            if isinstance(a, Resign):
+                d["value"] = a.value
+            if a.prov is not None:
+                d.update(time=a.prov.time, confidence=a.prov.confidence, alternatives=a.prov.alternatives,
+                         flags=[{"reason": f.reason, "message": f.message} for f in a.prov.flags])
+            actions.append(d)
+        games.append({"number": g.number, "score": list(g.score), "winner": g.winner, "points": g.points,
+                      "actions": actions})
+    return {"input": str(source), "players": list(record.players), "length": record.length,
+            "mat_written": written, "seating": result.seating.__dict__, "settles": result.settles,
+            "segments": result.segments, "flags": result.flags, "problems": [p.as_dict() for p in problems],
+            "games": games}

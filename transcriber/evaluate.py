@@ -1,0 +1,105 @@
+"""Score a transcript against the truth: what is right, what is flagged, and what is silently wrong.
+
+Moves are compared by who moved, the roll, and the position the play produced;
+games are aligned action by action (longest common subsequence), so one missing
+move costs one move, not the rest of the game. A *silent error* is a truth action
+the transcript got wrong or lost, or a wrong game result, with no flag on the
+transcript's action at that place (or anywhere in that game, for results).
+"""
+
+from __future__ import annotations
+
+from .record import Double, Drop, MatchRecord, Move, Resign, Take, Timeout
+from .replay import replay_match
+
+
+def _keys(record: MatchRecord) -> list[list[tuple]]:
+    out = []
+    for gr in replay_match(record).games:
+        keys = []
+        for a, play in zip(gr.game.actions, gr.plays):
+            if isinstance(a, Move):
+                keys.append(("move", a.player, tuple(sorted(a.dice)), play.result if play else a.play))
+            elif isinstance(a, Double | Take | Drop):
+                keys.append((type(a).__name__.lower(), a.player))
+            elif isinstance(a, Resign | Timeout):
+                keys.append(("end", None))
+        out.append(keys)
+    return out
+
+
+def _lcs(a: list, b: list) -> list[tuple[int, int]]:
+    n, m = len(a), len(b)
+    dp = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            dp[i][j] = dp[i + 1][j + 1] + 1 if a[i] == b[j] else max(dp[i + 1][j], dp[i][j + 1])
+    pairs, i, j = [], 0, 0
+    while i < n and j < m:
+        if a[i] == b[j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif dp[i + 1][j] >= dp[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def evaluate_transcript(truth: MatchRecord, transcript: MatchRecord, flagged: set[tuple[int, int]]) -> dict:
+    """``flagged``: (game number, 1-based action index in the transcript) pairs that carry a flag."""
+    tk, dk = _keys(truth), _keys(transcript)
+    plays = plays_right = cube = cube_right = 0
+    silent = []
+    results_right = 0
+    flags_total = len(flagged)
+    rt, rd = replay_match(truth), replay_match(transcript)
+    for g, tkeys in enumerate(tk):
+        dkeys = dk[g] if g < len(dk) else []
+        matched = dict(_lcs(tkeys, dkeys))
+        game_flagged = any(fg == g + 1 for fg, _ in flagged)
+        for i, key in enumerate(tkeys):
+            is_move = key[0] == "move"
+            if key[0] == "end":
+                continue
+            if is_move:
+                plays += 1
+            else:
+                cube += 1
+            if i in matched:
+                plays_right += is_move
+                cube_right += not is_move
+                continue
+            # the transcript's action nearest this place: the one after the last matched truth action
+            prev = [j for ti, j in matched.items() if ti < i]
+            place = (max(prev) + 2) if prev else 1
+            if (g + 1, place) not in flagged and (g + 1, place - 1) not in flagged:
+                silent.append({"game": g + 1, "action": i + 1, "truth": _describe(key)})
+        tg = rt.games[g]
+        dg = rd.games[g] if g < len(rd.games) else None
+        if dg is not None and (tg.winner, tg.score_after) == (dg.winner, dg.score_after):
+            results_right += 1
+        elif not game_flagged:
+            silent.append({"game": g + 1, "action": None, "truth": f"result: player {tg.winner} wins {tg.points}"})
+    games = len(tk)
+    return {
+        "games": games,
+        "games_in_transcript": len(dk),
+        "plays": plays,
+        "plays_right": plays_right,
+        "plays_right_rate": round(plays_right / plays, 5) if plays else None,
+        "cube_actions": cube,
+        "cube_actions_right": cube_right,
+        "results_right": results_right,
+        "final_score_right": rt.final_score == rd.final_score,
+        "flags": flags_total,
+        "flags_per_game": round(flags_total / games, 3) if games else None,
+        "silent_errors": len(silent),
+        "silent_error_list": silent[:50],
+    }
+
+
+def _describe(key: tuple) -> str:
+    if key[0] == "move":
+        return f"player {key[1]} rolls {key[2][0]}{key[2][1]}"
+    return f"player {key[1]} {key[0]}s"
