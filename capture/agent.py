@@ -77,7 +77,9 @@ class Agent:
         self.disk_warned = False
         self.gap_from: tuple[float, str] | None = None  # (wall time, reason) when footage stopped
         self.last_wall: float | None = None
-        self.next_slot = 0.0
+        self.tokens = 0.0  # frame-rate limiter: a bucket holding up to one second of frames
+        self.tokens_at: float | None = None
+        self.decimated = 0  # frames skipped because the camera sends more than --fps (not footage lost)
         self.fps_window: list[float] = []
         self.preview_frame = None
         self.error = ""
@@ -169,10 +171,9 @@ class Agent:
                     self._close_segment("source_lost")
                 continue
             wall, frame = item
-            if wall < self.next_slot - interval * 0.25:  # the camera runs faster than the recording fps
+            if not self._take_token(wall):  # the camera runs faster than the recording fps
+                self.decimated += 1
                 continue
-            self.next_slot = max(self.next_slot + interval, wall + interval * 0.5) \
-                if self.next_slot else wall + interval
             self.preview_frame = frame
             if self.paused_disk:
                 if self.gap_from is None:
@@ -196,6 +197,19 @@ class Agent:
             self.fps_window.append(wall)
             self.state = "recording"
         return EXIT_OK
+
+    def _take_token(self, wall: float) -> bool:
+        """Token bucket at --fps with one second of burst: a jittery or bursty camera at the recording
+        rate loses nothing; a faster camera is thinned to the recording rate."""
+        fps = self.cfg.encoder.fps
+        if self.tokens_at is None:
+            self.tokens, self.tokens_at = fps, wall
+        self.tokens = min(fps, self.tokens + max(0.0, wall - self.tokens_at) * fps)
+        self.tokens_at = wall
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True
 
     def _open_segment(self, frame, wall: float) -> None:
         enc = self.cfg.encoder
@@ -296,7 +310,7 @@ class Agent:
             if len(self.fps_window) > 1 and self.fps_window[-1] > self.fps_window[0] else 0.0
         return {
             "board": self.cfg.board, "state": self.state, "fps": round(fps, 2), "frames": self.frames,
-            "dropped_frames": self.dropped, "spool_segments": self.spool.count(),
+            "dropped_frames": self.dropped, "decimated_frames": self.decimated, "spool_segments": self.spool.count(),
             "spool_bytes": self.spool.size_bytes(), "free_disk_bytes": self.spool.free_bytes(),
             "last_segment": self.last_segment, "camera_connected": bool(self.reader and self.reader.connected),
             "reconnects": self.reader.reconnects if self.reader else 0, "error": self.error,

@@ -48,12 +48,20 @@ def wait_for(cond, timeout: float, what: str, every: float = 0.2):
 
 
 def make_clip(path: Path, seconds: float, size: str = "1280x720", fps: int = 15) -> Path:
-    """A test video (moving pattern with a frame counter) as H.264 MP4."""
+    """A test video (moving pattern, frame number drawn in binary) as H.264 MP4."""
     if not path.exists():
-        subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                        f"testsrc2=size={size}:rate={fps}", "-t", str(seconds), "-c:v", "libx264", "-preset",
-                        "ultrafast", "-g", str(fps), "-pix_fmt", "yuv420p", str(path)], check=True)
+        subprocess.run(ffmpeg_lavfi(size, fps, realtime=False) + [
+            "-t", str(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-g", str(fps), "-pix_fmt", "yuv420p",
+            "-y", str(path)], check=True)
     return path
+
+
+def frame_numbers(video: Path) -> list[int]:
+    """The test camera's frame number of every frame in a recorded segment."""
+    import av
+
+    with av.open(str(video)) as c:
+        return [frame_number(f) for f in c.decode(video=0)]
 
 
 class Proc:
@@ -91,9 +99,21 @@ class Proc:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
-def ffmpeg_lavfi(size: str, fps: int) -> list[str]:
-    return [FFMPEG, "-hide_banner", "-loglevel", "error", "-re", "-f", "lavfi", "-i",
-            f"testsrc2=size={size}:rate={fps}"]
+NUMBER_BITS = 20  # frame number drawn as 16x16 black/white blocks along the top-left edge
+
+
+def ffmpeg_lavfi(size: str, fps: int, realtime: bool = True) -> list[str]:
+    """A test camera: ffmpeg's moving test pattern with the frame number drawn in binary."""
+    strip = (f"nullsrc=size={16 * NUMBER_BITS}x16:rate={fps},format=gray,"
+             "geq=lum='255*mod(floor(N/pow(2\\,floor(X/16)))\\,2)'")
+    return [FFMPEG, "-hide_banner", "-loglevel", "error", *(["-re"] if realtime else []), "-f", "lavfi", "-i",
+            f"testsrc2=size={size}:rate={fps}[a];{strip}[b];[a][b]overlay=format=auto[out0]"]
+
+
+def frame_number(frame) -> int:
+    """Read back the frame number a test camera drew (see ffmpeg_lavfi)."""
+    g = frame.to_ndarray(format="gray")
+    return sum(1 << i for i, v in enumerate(g[8, 8:16 * NUMBER_BITS:16]) if v > 128)
 
 
 def mjpeg_server(port: int, log: Path, size: str = "1280x720", fps: int = 15) -> Proc:

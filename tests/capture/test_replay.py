@@ -10,7 +10,7 @@ import pytest
 from capture.fmp4 import probe
 from capture.manifest import parse_iso, sha256_file
 
-from .helpers import agent, manifests, needs_ffmpeg
+from .helpers import agent, frame_numbers, manifests, needs_ffmpeg
 
 SLOW = os.environ.get("BGSCRIBE_SLOW_TESTS") == "1"
 
@@ -32,11 +32,14 @@ def test_replay_is_recorded_into_segments_that_add_up(tmp_path, clips, seconds, 
     ms = manifests(store)
     assert len(ms) == seconds // segment, [m["segment_id"] for m in ms]
 
-    # Every frame of the file is in exactly one segment, none dropped.
+    # Every frame of the file is in exactly one segment, in order, none dropped: the frame numbers
+    # the test pattern carries read back as 0, 1, 2, ... across all segments.
     with av.open(str(clip)) as c:
         clip_frames = c.streams.video[0].frames
     assert sum(m["frames"] for m in ms) == clip_frames == seconds * fps
     assert all(m["dropped_frames"] == 0 and m["gaps"] == [] for m in ms)
+    numbers = [n for m in ms for n in frame_numbers(next(store.rglob(m["segment_id"] + ".mp4")))]
+    assert numbers == list(range(clip_frames))
 
     # Wall-clock timestamps: segments follow each other without holes or overlaps and span the replay.
     for prev, nxt in zip(ms, ms[1:], strict=False):

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from review_ui.app import create_app
+from review_ui.config import Settings
+from review_ui.services import create_event, register_board
+
+ADMIN = "staff-secret"
+TOKEN = "board-7-token"
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", admin_token=ADMIN, purge_interval_seconds=0)
+
+
+@pytest.fixture
+def client(settings):
+    """The real app (real SQLite, migrations, local footage store) through the ASGI test client."""
+    app = create_app(settings)
+    with TestClient(app) as c:
+        with app.state.db.session() as s:
+            ev = create_event(s, "EPC Leg 3")
+            register_board(s, 7, TOKEN, ev)
+            register_board(s, 8, "board-8-token", ev)
+            s.commit()
+        c.app_state = app.state
+        yield c
+
+
+def auth(token: str = TOKEN) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+STAFF = {"Authorization": f"Bearer {ADMIN}"}
