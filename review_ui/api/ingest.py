@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from ..models import Heartbeat, Segment
 from ..services import link_segment, to_utc_naive, utcnow
-from ..storage import sha256_file
+from ..storage import StoreError, sha256_file
 from .deps import BoardDep, SessionDep
 
 log = logging.getLogger("bgscribe.ingest")
@@ -163,7 +163,11 @@ async def complete(board: int, segment_id: str, request: Request, b: BoardDep, s
             store.put(storage_key(m), part, m.sha256)
             return None
 
-    problem = await run_in_threadpool(finish)
+    try:
+        problem = await run_in_threadpool(finish)
+    except (OSError, StoreError) as e:
+        log.error("board %d segment %s: cannot store: %s", board, segment_id, e)
+        raise HTTPException(507, f"server cannot store the segment now: {e}; it keeps the upload, try again") from e
     if problem:
         log.warning("board %d segment %s: %s", board, segment_id, problem)
         raise HTTPException(422, problem)
