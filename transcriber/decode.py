@@ -33,6 +33,7 @@ CLOSE_CALL = 4.0  # nats: a runner-up play this close is flagged
 UNEXPLAINED = 14.0  # nats below the unconstrained reading: no legal play explains the board
 NEW_GAME = 25.0  # nats by which the opening position must beat the current one to start a game
 GAP_S = 8.0  # seconds without observations that are reported as a footage gap
+UNSEEN_TURN_COST = 6.0  # nats: prior against a whole turn passing between two reads
 
 
 @dataclass
@@ -40,7 +41,8 @@ class Segment:
     """Settles from one roll to the next (or to the end of the game)."""
 
     settles: list[Settle]
-    next_roll: Settle | None = None  # the next roll's first settle: it still shows this play's result
+    next_roll: Settle | None = None  # the next roll's first settle
+    paired: bool = False  # decided together with the next roll (the board was not seen in between)
 
     @property
     def roll(self) -> Settle:
@@ -121,7 +123,7 @@ class Scorer:
 
     def segment(self, seg: Segment, before: Position, afters: list[Position]) -> tuple[np.ndarray, np.ndarray]:
         """Per candidate: best total over the split point (settles before it show ``before``, from it on
-        the candidate), and that split. The next roll's first settle always shows the candidate."""
+        the candidate), and that split."""
         cb = self.counts([before])
         ca = self.counts(afters)
         lb = self.loglik(seg.settles, cb)[:, 0]  # (S,)
@@ -130,7 +132,14 @@ class Scorer:
         suf = np.concatenate([np.cumsum(la[::-1], 0)[::-1], np.zeros((1, la.shape[1]))], 0)  # (S+1, N)
         total = pre[:, None] + suf
         if seg.next_roll is not None:
-            total = total + self.loglik([seg.next_roll], ca)[0][None, :]
+            # Where no settle of the segment shows the play's result (split at the end), the next roll's
+            # first settle stands in for it - if it shows one of these results at all. When the next play
+            # was made before the board was seen, it shows a later position: no evidence either way.
+            ln = self.loglik([seg.next_roll], ca)[0]
+            if ln.max() >= seg.next_roll.best_loglik() - UNEXPLAINED:
+                total[-1] = total[-1] + ln
+            else:
+                total[-1] = total[-1] + ln.max()
         split = total.argmax(0)
         return total[split, np.arange(len(afters))], split
 
@@ -165,6 +174,7 @@ class Decoder:
         self.profile = profile or RulesProfile(length=length)
         self.p0_light = p0_light
         self.flags: list[dict] = []
+        self._memo: dict = {}
 
     def decode(self, observations) -> DecodeResult:
         ss = settles(list(observations))
@@ -213,13 +223,24 @@ class Decoder:
 
     def _decode_game(self, game: Game, segs: list[Segment]) -> None:
         beam = [Hyp(0.0, Position.opening(), None)]
-        for seg in segs:
-            if seg.roll.dice is None or len(seg.roll.dice.values) < 2:
-                continue  # set-up settles before the opening roll
-            if seg.roll.dice.cocked > 0.5 or (seg.roll.dice.on_checker > 0.5 and
-                                               not self.profile.dice_on_checker_valid):
-                continue  # the roll does not count: it is rolled again
-            beam = self._step(beam, seg)
+        rolls = [seg for seg in segs if seg.roll.dice is not None and len(seg.roll.dice.values) >= 2
+                 and not (seg.roll.dice.cocked > 0.5 or (seg.roll.dice.on_checker > 0.5 and
+                                                          not self.profile.dice_on_checker_valid))]
+        # (set-up settles before the opening roll are skipped; so are rolls that do not count: rerolled)
+        k = 0
+        while k < len(rolls):
+            seg = rolls[k]
+            if beam[0].turn is None and self._opening_tie(seg):
+                k += 1  # both players threw the same number: they throw again
+                continue
+            if k + 1 < len(rolls) and beam[0].turn is not None and self._unseen_after(beam[0], seg):
+                # the board was never seen after this play: decide it together with the next roll's
+                seg.paired = True
+                beam = self._step_pair(beam, seg, rolls[k + 1])
+                k += 2
+            else:
+                beam = self._step(beam, seg)
+                k += 1
             if any(finished(h.pos, p) for h in beam[:1] for p in (0, 1)):
                 break
         best = beam[0]
@@ -234,6 +255,15 @@ class Decoder:
         if not cands:
             return beam
         expanded: list[tuple[float, Hyp, tuple]] = []
+        roller = self._dice_roller(seg.roll)
+        if not opening and roller is not None:
+            # The dice lie in the other player's half: the turn of the player we expected passed unseen
+            # (a quick Cannot Move, or a roll and play between two reads).
+            kept = [h for h in beam if h.turn == roller]
+            for h in beam:
+                if h.turn != roller:
+                    kept += self._unseen_turns(h, seg)
+            beam = sorted(kept, key=lambda h: -h.score)[:2 * BEAM]
         for rank_h, h in enumerate(beam):
             # The likeliest dice reading first; the others only where it leaves doubt: an unclear
             # reading, or no play under it that fits the board (a misread die is then repaired).
@@ -272,6 +302,14 @@ class Decoder:
         return out or beam
 
     def _score(self, h: Hyp, seg: Segment, cands, opening: bool):
+        key = (h.key(), h.score, id(seg), tuple(c[1] for c in cands), opening)
+        if key not in self._memo:
+            if len(self._memo) > 64:
+                self._memo.clear()
+            self._memo[key] = self._score_now(h, seg, cands, opening)
+        return self._memo[key]
+
+    def _score_now(self, h: Hyp, seg: Segment, cands, opening: bool):
         options = []  # (dice log-prob, roller, roll, play)
         for dice_lp, dice, _ in cands:
             roller = h.turn if h.turn is not None else self._opening_starter(seg.roll, dice)
@@ -284,12 +322,114 @@ class Decoder:
         scores, splits = self.scorer.segment(seg, h.pos, [o[3].result for o in options])
         return options, h.score + np.array([o[0] for o in options]) + scores, splits
 
+    def _unseen_after(self, h: Hyp, seg: Segment) -> bool:
+        """Neither this segment nor the next roll shows the board after the play: the next roll's
+        play happened before the board was seen again (two plays between reads)."""
+        options, totals, splits = self._score(h, seg, dice_candidates(seg.roll, False)[:1], False)
+        if not options or seg.next_roll is None:
+            return False
+        if int(splits[int(np.argmax(totals))]) < len(seg.settles):
+            return False
+        nxt = seg.next_roll
+        fit = self.scorer.loglik([nxt], self.scorer.counts([o[3].result for o in options]))[0]
+        return float(fit.max()) < nxt.best_loglik() - UNEXPLAINED
+
+    def _step_pair(self, beam: list[Hyp], a: Segment, b: Segment) -> list[Hyp]:
+        """Two rolls decided together: every play of the first, each followed by the best plays of
+        the second, scored on everything both segments show."""
+        cands_a = dice_candidates(a.roll, False)[:2]
+        cands_b = dice_candidates(b.roll, False)[:1]
+        firsts = []  # (total, h, dice_a, play_a, mid options...)
+        for h in beam[:2]:
+            before = self.scorer.counts([h.pos])
+            lb = float(self.scorer.loglik(a.settles, before).sum())
+            for dlp, dice, _ in cands_a:
+                for play in legal_plays(h.pos, h.turn, dice):
+                    mid = Hyp(h.score + dlp + lb, play.result, 1 - h.turn, h.cube, h.owner)
+                    options, totals, splits = self._score(mid, b, cands_b, False)
+                    if not options:
+                        continue
+                    j = int(np.argmax(totals))
+                    firsts.append((float(totals[j]), h, dice, play, mid, options, totals, splits))
+        if not firsts:
+            return beam
+        firsts.sort(key=lambda f: -f[0])
+        out: list[Hyp] = []
+        seen = set()
+        for total, h, dice, play, _mid, options, totals, splits in firsts:
+            j = int(np.argmax(totals))
+            _, roller_b, roll_b, play_b = options[j]
+            nh = Hyp(total, play_b.result, 1 - roller_b, h.cube, h.owner)
+            if nh.key() in seen:
+                continue
+            seen.add(nh.key())
+            alts_a = [(f[0], f[3]) for f in firsts if f[3].result != play.result][:5]
+            prov_a = self._provenance(Segment(a.settles, paired=True), play, dice, len(a.settles), total, alts_a,
+                                      None)
+            order = np.argsort(-totals)
+            alts_b = [(float(totals[i]), options[i][3]) for i in order[:12]
+                      if options[i][3].result != play_b.result][:5]
+            prov_b = self._provenance(b, play_b, roll_b, int(splits[j]), total, alts_b, None)
+            nh.actions = h.actions + ((Move(h.turn, dice, play.notation), prov_a),
+                                      (Move(roller_b, roll_b, play_b.notation), prov_b))
+            nh = self._cube_actions(nh, b, int(splits[j]), roller_b)
+            out.append(nh)
+            if len(out) >= BEAM:
+                break
+        return out
+
+    def _dice_roller(self, settle: Settle) -> int | None:
+        """Who threw these dice: each player throws into their own right-hand half, and the bottom
+        player's right is the camera's right (x > 0). None when the dice lie in both halves."""
+        d = settle.dice
+        if d is None or not d.xs:
+            return None
+        bottom_player = 0 if self.seating.p0_bottom else 1
+        if all(x > 0 for x in d.xs):
+            return bottom_player
+        if all(x < 0 for x in d.xs):
+            return 1 - bottom_player
+        return None
+
+    def _opening_tie(self, seg: Segment) -> bool:
+        cands = dice_candidates(seg.roll, False)
+        return bool(cands) and cands[0][1][0] == cands[0][1][1]
+
+    def _unseen_turns(self, h: Hyp, seg: Segment, keep: int = 3) -> list[Hyp]:
+        """Histories with one whole turn the camera never saw (roll and play between two reads):
+        every roll and play of the player on turn, kept where they match what the board shows next."""
+        first = seg.settles[0]
+        cands = []
+        for a in range(1, 7):
+            for b in range(1, a + 1):
+                lp = float(np.log((1 if a == b else 2) / 36))
+                cands += [(lp, (a, b), play) for play in legal_plays(h.pos, h.turn, (a, b))]
+        fit = self.scorer.loglik([first], self.scorer.counts([c[2].result for c in cands]))[0]
+        order = np.argsort(-(fit + np.array([c[0] for c in cands])))
+        out: list[Hyp] = []
+        seen = set()
+        for j in order:
+            lp, dice, play = cands[j]
+            if play.result in seen:
+                continue
+            seen.add(play.result)
+            rolls = sorted({f"{d[0]}{d[1]}" for _, d, p in cands if p.result == play.result})
+            prov = Provenance(time=round(first.t0, 2), confidence=None, alternatives=rolls[1:6])
+            prov.flags.append(Flag("unseen_turn", f"a whole turn happened out of sight (roll {dice[0]}{dice[1]} "
+                                   f"guessed from the board; could be {', '.join(rolls)})", None))
+            nh = Hyp(h.score + lp - UNSEEN_TURN_COST, play.result, 1 - h.turn, h.cube, h.owner,
+                     h.actions + ((Move(h.turn, dice, play.notation), prov),))
+            out.append(nh)
+            if len(out) >= keep:
+                break
+        return out
+
     def _fits(self, seg: Segment, options, totals, h: Hyp) -> bool:
         """Does the best of these plays explain the board after it about as well as anything could?"""
         if not options:
             return False
         best = options[int(np.argmax(totals))][3]
-        last = seg.next_roll or seg.settles[-1]
+        last = seg.settles[-1]
         return last.best_loglik() - last.loglik(slot_counts(best.result, self.seating)) < UNEXPLAINED / 2
 
     def _provenance(self, seg: Segment, play, dice: tuple[int, int], split: int, total: float,
@@ -302,11 +442,12 @@ class Decoder:
         if alts and gap < CLOSE_CALL:
             prov.flags.append(Flag("close_call", f"{alts[0][1].notation or 'Cannot Move'} is nearly as likely "
                                    f"({gap:.1f} nats behind)", round(float(conf), 4)))
-        last = seg.next_roll or seg.settles[-1]
-        if last.best_loglik() - last.loglik(slot_counts(play.result, self.seating)) > UNEXPLAINED:
+        last = seg.settles[-1]
+        unexplained = last.best_loglik() - last.loglik(slot_counts(play.result, self.seating))
+        if split < len(seg.settles) and unexplained > UNEXPLAINED:
             prov.flags.append(Flag("no_legal_play", "no legal play explains what the board shows afterwards "
                                    "(an illegal move the opponent condoned, or a misread)", round(float(conf), 4)))
-        if split >= len(seg.settles) and seg.next_roll is None:
+        if split >= len(seg.settles) and seg.next_roll is None and not seg.paired:
             prov.flags.append(Flag("missing_settle", "the board was not seen after this play",
                                    round(float(conf), 4)))
         if other is not None and total - other[0] < CLOSE_CALL:
