@@ -26,7 +26,7 @@ from .scoring import finished, result_value
 from .settle import DiceRead, Settle, settles
 
 BEAM = 4
-BEAM_MARGIN = 20.0  # nats: histories this far behind the best are dropped
+BEAM_MARGIN = 12.0  # nats: histories this far behind the best are dropped
 DICE_CANDIDATES = 6  # dice readings tried per roll ...
 DICE_MARGIN = 7.0  # ... at most this far behind the best reading
 CLOSE_CALL = 4.0  # nats: a runner-up play this close is flagged
@@ -112,7 +112,8 @@ class Scorer:
         self.m = m
 
     def counts(self, positions: list[Position]) -> np.ndarray:
-        x = np.array([[*p.sides[0], p.off(0), *p.sides[1], p.off(1)] for p in positions], np.int16)
+        sides = np.array([p.sides for p in positions], np.int16)  # (N, 2, 25)
+        x = np.concatenate([sides, 15 - sides.sum(2, keepdims=True)], 2).reshape(len(positions), 52)
         return np.clip(x @ self.m, 0, MAX_COUNT)  # (N, 54)
 
     @staticmethod
@@ -456,9 +457,9 @@ class Decoder:
             prov.flags.append(Flag("dice_unclear", f"the dice may be {d[0]}{d[1]} rather than {dice[0]}{dice[1]} "
                                    f"({total - other[0]:.1f} nats)", round(float(conf), 4)))
             prov.alternatives.insert(0, f"dice {d[0]}{d[1]}")
-        if seg.roll.gap_before > GAP_S:
-            prov.flags.append(Flag("footage_gap", f"{seg.roll.gap_before:.0f} s of footage missing before this "
-                                   "roll", None))
+        gap_s = max(t.gap_before for t in seg.settles)
+        if gap_s > GAP_S:
+            prov.flags.append(Flag("footage_gap", f"{gap_s:.0f} s of footage missing around this roll", None))
         return prov
 
     def _cube_actions(self, h: Hyp, seg: Segment, split: int, roller: int) -> Hyp:

@@ -76,19 +76,19 @@ def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Se
     out: list[Settle] = []
     last_t: float | None = None
     moved = True  # something moved since the last read
+    gap = 0.0  # the longest stretch without any observation since the last settle began
     for obs in observations:
-        gap = 0.0 if last_t is None else obs.t - last_t
+        step = 0.0 if last_t is None else obs.t - last_t
         last_t = obs.t
-        if gap > gap_s:
+        gap = max(gap, step)
+        if step > gap_s:
             moved = True
         if obs.slots is None:
             if obs.status not in ("quiet",):
                 moved = True
             continue
-        logp = np.empty((N_SLOTS, 2, MAX_COUNT + 1))
-        for s, r in enumerate(obs.slots):
-            logp[s, 0] = np.maximum(np.log(np.maximum(r.light, 1e-12)), LOG_FLOOR)
-            logp[s, 1] = np.maximum(np.log(np.maximum(r.dark, 1e-12)), LOG_FLOOR)
+        probs = np.array([(r.light, r.dark) for r in obs.slots])  # (27, 2, 16)
+        logp = np.maximum(np.log(np.maximum(probs, 1e-12)), LOG_FLOOR)
         dice = _dice_of(obs)
         cube_v = obs.cube.values if obs.cube is not None else None
         cube_p = dict(obs.cube.place) if obs.cube is not None else {}
@@ -108,6 +108,7 @@ def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Se
             continue
         moved = False
         out.append(Settle(obs.t, obs.t, logp, 1, dice, cube_v, cube_p, gap_before=gap))
+        gap = 0.0
     return out
 
 

@@ -31,7 +31,7 @@ class Noise:
     slot_spread: float = 0.01  # probability mass on the neighbouring counts
     slot_misread: float = 0.0  # chance a slot's most likely count is off by one
     dice_misread: float = 0.0  # chance a die's most likely value is wrong
-    dice_confidence: float = 0.97
+    dice_confidence: float = 0.995
 
 
 def observations_from_truth(truth_path, noise: Noise | None = None, seed: int = 0, hold_s: float = 0.4,
