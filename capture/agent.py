@@ -9,6 +9,7 @@ footage is ever deleted), and SIGTERM closes the current segment cleanly.
 from __future__ import annotations
 
 import base64
+import faulthandler
 import logging
 import queue
 import signal
@@ -81,7 +82,8 @@ class Agent:
         self.tokens_at: float | None = None
         self.decimated = 0  # frames skipped because the camera sends more than --fps (not footage lost)
         self.fps_window: list[float] = []
-        self.preview_frame = None
+        self.preview: bytes | None = None  # latest JPEG still for the heartbeat
+        self.preview_at = 0.0
         self.error = ""
         self._dropped_at_open = 0
 
@@ -93,6 +95,8 @@ class Agent:
 
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
+        # `kill -USR1 PID` writes every thread's stack to the log: for diagnosing a stuck agent.
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
 
     def run(self) -> int:
         cfg = self.cfg
@@ -103,8 +107,9 @@ class Agent:
         if cfg.server:
             from .uploader import Client, Uploader
 
-            self.client = Client(cfg.server, cfg.token or "", cfg.board)
-            self.uploader = Uploader(self.spool, self.client, retry_max=cfg.upload_retry_max)
+            self.client = Client(cfg.server, cfg.token or "", cfg.board)  # heartbeats
+            self.uploader = Uploader(self.spool, Client(cfg.server, cfg.token or "", cfg.board),
+                                     retry_max=cfg.upload_retry_max)
             self.uploader.start()
             threading.Thread(target=self._heartbeat_loop, name="heartbeat", daemon=True).start()
         else:
@@ -174,7 +179,6 @@ class Agent:
             if not self._take_token(wall):  # the camera runs faster than the recording fps
                 self.decimated += 1
                 continue
-            self.preview_frame = frame
             if self.paused_disk:
                 if self.gap_from is None:
                     self.gap_from = (wall, "disk_low")
@@ -195,6 +199,14 @@ class Agent:
             self.frames += 1
             self.last_wall = wall
             self.fps_window.append(wall)
+            if self.client is not None and wall - self.preview_at >= self.cfg.heartbeat_seconds:
+                # Made here, not in the heartbeat thread: PyAV work on frames stays in this thread
+                # (PyAV calls from a third thread deadlocked against the encoder).
+                self.preview_at = wall
+                try:
+                    self.preview = preview_jpeg(frame)
+                except Exception as e:  # noqa: BLE001 - a preview is nice to have, never worth a frame
+                    log.debug("no preview: %s", e)
             self.state = "recording"
         return EXIT_OK
 
@@ -320,7 +332,7 @@ class Agent:
 
     def _send_heartbeat(self) -> None:
         payload = self.status()
-        jpeg = preview_jpeg(self.preview_frame)
+        jpeg = self.preview
         if jpeg:
             payload["preview_jpeg"] = base64.b64encode(jpeg).decode("ascii")
         try:

@@ -84,6 +84,12 @@ class SegmentWriter:
         if not force and now - self._journal_at < 5.0:
             return
         self._journal_at = now
+        if self.part.exists():  # fragments reach the OS at once; this makes them survive a power cut too
+            fd = os.open(self.part, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         write_json_atomic(self.journal, {
             "board": self.board, "segment_id": self.id, "start": iso(self.start), "source": self.source,
             "fps": self.settings.fps, "keyframe_interval": self.settings.gop, "width": self.width,

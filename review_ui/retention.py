@@ -119,22 +119,31 @@ def purge(session: Session, store: FootageStore, *, now: datetime | None = None,
         if dry_run:
             log.info("would purge %s (board %d): %s [%s]", seg.segment_id, seg.board.number, d.reason, d.policy)
             continue
+        # The log row is written first (the intent), then the object is deleted and the row marked
+        # verified once the store no longer has it: a crash in between leaves a logged, unverified row.
+        entry = PurgeLog(at=now, segment_row_id=seg.id, board=seg.board.number, segment_id=seg.segment_id,
+                         storage_key=seg.storage_key, sha256=seg.sha256, bytes=seg.bytes, footage_start=seg.start,
+                         footage_end=seg.end, event_id=seg.event_id,
+                         match_ids=",".join(str(m.id) for m in seg.matches), policy=d.policy, reason=d.reason,
+                         verified_absent=False, trigger=trigger)
+        session.add(entry)
+        session.commit()
         try:
             store.delete(seg.storage_key)
             gone = not store.exists(seg.storage_key)
         except Exception as e:  # noqa: BLE001 - report and go on with the next segment
+            entry.reason += f" (delete failed: {e})"
+            session.commit()
             report.errors.append(f"{seg.segment_id}: {e}")
             log.error("cannot delete %s: %s", seg.storage_key, e)
             continue
         if not gone:
+            entry.reason += " (still in the store after delete)"
+            session.commit()
             report.errors.append(f"{seg.segment_id}: still in the store after delete")
             continue
         seg.deleted_at = now
-        session.add(PurgeLog(at=now, segment_row_id=seg.id, board=seg.board.number, segment_id=seg.segment_id,
-                             storage_key=seg.storage_key, sha256=seg.sha256, bytes=seg.bytes,
-                             footage_start=seg.start, footage_end=seg.end, event_id=seg.event_id,
-                             match_ids=",".join(str(m.id) for m in seg.matches), policy=d.policy, reason=d.reason,
-                             verified_absent=True, trigger=trigger))
+        entry.verified_absent = True
         session.commit()
         item.deleted = True
         log.info("purged %s (board %d, %d bytes): %s [%s]", seg.segment_id, seg.board.number, seg.bytes,

@@ -220,10 +220,14 @@ def test_periodic_job_applies_retention(tmp_path):
             seg = add_segment(s, app.state.store, tmp_path, b, start + timedelta(minutes=5))
             s.commit()
             key = seg.storage_key
+
+        def verified_rows():
+            with app.state.db.session() as s:
+                return s.scalars(select(PurgeLog).where(PurgeLog.verified_absent)).all()
+
         end = time.monotonic() + 30
-        while app.state.store.exists(key) and time.monotonic() < end:
+        while not verified_rows() and time.monotonic() < end:
             time.sleep(0.1)
         assert not app.state.store.exists(key)
-        with app.state.db.session() as s:
-            (row,) = s.scalars(select(PurgeLog)).all()
-            assert row.trigger == "periodic job" and row.policy == "match_end"
+        (row,) = verified_rows()
+        assert row.trigger == "periodic job" and row.policy == "match_end" and row.segment_id == seg.segment_id
