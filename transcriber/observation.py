@@ -45,6 +45,7 @@ class DieReading:
     xy: tuple[float, float]  # board millimetres
     cocked: float = 0.0  # probability
     on_checker: float = 0.0
+    bar_x: float = 0.0  # board x (mm) of the bar's centre line, where the halves meet
 
     @property
     def value(self) -> int:
@@ -52,8 +53,8 @@ class DieReading:
 
     @property
     def half(self) -> str:
-        """'left' or 'right' half of the board as the camera sees it (x < 0 or x > 0)."""
-        return "left" if self.xy[0] < 0 else "right"
+        """'left' or 'right' of the bar as the camera sees it."""
+        return "left" if self.xy[0] < self.bar_x else "right"
 
 
 @dataclass
@@ -83,6 +84,7 @@ class FrameObservation:
     slots: list[SlotReading] | None = None  # 27, when read
     dice: list[DieReading] = field(default_factory=list)
     cube: CubeReading | None = None
+    bar_x: float = 0.0  # board x (mm) of the bar's centre line: dice left of it lie in the left half
 
     @property
     def quiet(self) -> bool:
@@ -92,6 +94,8 @@ class FrameObservation:
         d: dict = {"i": self.i, "t": round(self.t, 3), "status": self.status, "calibrated": self.calibrated,
                    "calib_quality": round(self.calib_quality, 3), "motion": round(self.motion, 4),
                    "occluded": round(self.occluded, 4)}
+        if self.bar_x:
+            d["bar_x"] = round(self.bar_x, 1)
         if self.corners is not None:
             d["corners"] = [[round(float(u), 1), round(float(v), 1)] for u, v in self.corners]
         if self.slots is not None:
@@ -110,11 +114,11 @@ class FrameObservation:
         d = json.loads(line)
         obs = cls(i=d["i"], t=d["t"], status=d.get("status", "ok"), calibrated=d.get("calibrated", False),
                   calib_quality=d.get("calib_quality", 0.0), corners=d.get("corners"), motion=d.get("motion", 0.0),
-                  occluded=d.get("occluded", 0.0))
+                  occluded=d.get("occluded", 0.0), bar_x=d.get("bar_x", 0.0))
         if "slots" in d:
             obs.slots = [SlotReading(_dense(a, MAX_COUNT + 1), _dense(b, MAX_COUNT + 1)) for a, b in d["slots"]]
         obs.dice = [DieReading(_dense(r["values"], 6, offset=1), tuple(r["xy"]), r.get("cocked", 0.0),
-                               r.get("on_checker", 0.0)) for r in d.get("dice", [])]
+                               r.get("on_checker", 0.0), obs.bar_x) for r in d.get("dice", [])]
         if "cube" in d:
             vals = np.zeros(len(CUBE_VALUES))
             for k, p in d["cube"]["values"].items():

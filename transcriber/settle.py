@@ -20,7 +20,7 @@ LOG_FLOOR = np.log(1e-6)  # one wildly wrong slot read costs at most this much
 @dataclass
 class DiceRead:
     values: list[np.ndarray]  # per die: P(value 1..6)
-    xs: list[float]  # per die: board x (mm); > 0 is the right half as the camera sees it
+    xs: list[float]  # per die: x (mm) from the bar's centre; > 0 is the right half as the camera sees it
     cocked: float  # the largest cocked probability among the dice
     on_checker: float
 
@@ -65,10 +65,11 @@ class Settle:
 
 
 def _dice_of(obs: FrameObservation) -> DiceRead | None:
+    """The dice, with x measured from the bar (> 0: the right half as the camera sees it)."""
     if not obs.dice:
         return None
-    return DiceRead([d.values for d in obs.dice], [d.xy[0] for d in obs.dice], max(d.cocked for d in obs.dice),
-                    max(d.on_checker for d in obs.dice))
+    return DiceRead([d.values for d in obs.dice], [d.xy[0] - d.bar_x for d in obs.dice],
+                    max(d.cocked for d in obs.dice), max(d.on_checker for d in obs.dice))
 
 
 def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Settle]:

@@ -97,6 +97,10 @@ class Observer:
         geom = self._geometry(frame, cal)
         rect = rectify(frame, homography(cal.corners, geom), geom)
         obs.slots, obs.dice, obs.cube = self.reader(rect, geom)
+        x0, _, x1, _ = geom.bar_rect()
+        obs.bar_x = (x0 + x1) / 2
+        for d in obs.dice:
+            d.bar_x = obs.bar_x
         return obs
 
 

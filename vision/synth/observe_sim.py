@@ -23,6 +23,7 @@ from transcriber.observation import (
     SlotReading,
 )
 
+from ..geometry import BoardGeometry
 from .truth import read_truth
 
 
@@ -40,6 +41,7 @@ def observations_from_truth(truth_path, noise: Noise | None = None, seed: int = 
     items = read_truth(truth_path)
     header = next(items)
     hold = max(1, int(round(hold_s * header["fps"])))
+    x0, _, x1, _ = BoardGeometry(trays_right=header["rig"]["geometry"]["trays_right"]).bar_rect()
     rng = np.random.default_rng(seed)
     out: list[FrameObservation] = []
     prev_key = None
@@ -54,12 +56,12 @@ def observations_from_truth(truth_path, noise: Noise | None = None, seed: int = 
         prev_key = key
         quiet = still >= hold and not item["hands"] and not any(d["moving"] for d in item["dice"])
         obs = FrameObservation(item["i"], item["t"], status="quiet" if quiet else "moving", calibrated=True,
-                               calib_quality=1.0, corners=item["corners"])
+                               calib_quality=1.0, corners=item["corners"], bar_x=(x0 + x1) / 2)
         if quiet and item["t"] - last_read >= every_s or (quiet and still == hold):
             last_read = item["t"]
             obs.status = "ok"
             obs.slots = [_slot(c, noise, rng) for c in item["slots"]]
-            obs.dice = [_die(d, noise, rng) for d in item["dice"]]
+            obs.dice = [_die(d, noise, rng, obs.bar_x) for d in item["dice"]]
             obs.cube = _cube(item["cube"])
         out.append(obs)
     return out
@@ -84,7 +86,7 @@ def _slot(c, noise, rng) -> SlotReading:
     return SlotReading(_counts_dist(int(c[0]), noise, rng), _counts_dist(int(c[1]), noise, rng))
 
 
-def _die(d: dict, noise: Noise, rng: np.random.Generator) -> DieReading:
+def _die(d: dict, noise: Noise, rng: np.random.Generator, bar_x: float) -> DieReading:
     v = np.full(6, (1 - noise.dice_confidence) / 5)
     shown = d["value"]
     if noise.dice_misread and rng.random() < noise.dice_misread:
@@ -92,7 +94,7 @@ def _die(d: dict, noise: Noise, rng: np.random.Generator) -> DieReading:
         v[d["value"] - 1] = 0.25
     v[shown - 1] = noise.dice_confidence
     return DieReading(v / v.sum(), (float(d["xy"][0]), float(d["xy"][1])), 0.95 if d["cocked"] else 0.01,
-                      0.9 if d["on_checker"] else 0.01)
+                      0.9 if d["on_checker"] else 0.01, bar_x)
 
 
 def _cube(c: dict) -> CubeReading:
