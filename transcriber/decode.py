@@ -26,7 +26,8 @@ from .scoring import finished, result_value
 from .settle import DiceRead, Settle, settles
 
 BEAM = 4
-BEAM_MARGIN = 12.0  # nats: histories this far behind the best are dropped
+BEAM_MARGIN = 12.0  # nats: histories this far behind the best are dropped ...
+EXPAND_MARGIN = 8.0  # ... and these are kept but not expanded further
 DICE_CANDIDATES = 6  # dice readings tried per roll ...
 DICE_MARGIN = 7.0  # ... at most this far behind the best reading
 CLOSE_CALL = 4.0  # nats: a runner-up play this close is flagged
@@ -112,7 +113,7 @@ class Scorer:
         self.m = m
 
     def counts(self, positions: list[Position]) -> np.ndarray:
-        sides = np.array([p.sides for p in positions], np.int16)  # (N, 2, 25)
+        sides = np.array([p.sides for p in positions], np.int16).reshape(len(positions), 2, 25)
         x = np.concatenate([sides, 15 - sides.sum(2, keepdims=True)], 2).reshape(len(positions), 52)
         return np.clip(x @ self.m, 0, MAX_COUNT)  # (N, 54)
 
@@ -266,34 +267,37 @@ class Decoder:
                     kept += self._unseen_turns(h, seg)
             beam = sorted(kept, key=lambda h: -h.score)[:2 * BEAM]
         for rank_h, h in enumerate(beam):
+            if h.score < beam[0].score - EXPAND_MARGIN:
+                break  # far behind: not worth expanding
             # The likeliest dice reading first; the others only where it leaves doubt: an unclear
             # reading, or no play under it that fits the board (a misread die is then repaired).
             tried = cands[:1]
             options, totals, splits = self._score(h, seg, tried, opening)
             clear = len(cands) < 2 or cands[0][0] - cands[1][0] > 3.0
-            if rank_h == 0 and (not clear or not self._fits(seg, options, totals, h)):
+            if rank_h == 0 and (not clear or not self._fits(seg, options, totals, splits)):
                 tried = cands
                 options, totals, splits = self._score(h, seg, tried, opening)
             if not options:
                 continue
             order = np.argsort(-totals)
             for rank in order[:BEAM]:
-                alts = [(float(totals[j]), options[j][3]) for j in order[:12]
-                        if options[j][3].result != options[rank][3].result][:5]
-                # the best reading with other dice, even if it leaves the board the same (bear-offs)
-                other = next(((float(totals[j]), options[j][2]) for j in order
-                              if sorted(options[j][2]) != sorted(options[rank][2])), None)
-                expanded.append((float(totals[rank]), h, (*options[rank][1:], int(splits[rank]), alts, other)))
+                expanded.append((float(totals[rank]), h, (options, totals, splits, order, int(rank))))
         expanded.sort(key=lambda e: -e[0])
         out: list[Hyp] = []
         seen = set()
-        for total, h, (roller, roll, play, split, alts, other) in expanded:
+        for total, h, (options, totals, splits, order, rank) in expanded:
             if total < expanded[0][0] - BEAM_MARGIN:
                 break
+            _, roller, roll, play = options[rank]
             nh = Hyp(total, play.result, 1 - roller, h.cube, h.owner)
             if nh.key() in seen:
                 continue
             seen.add(nh.key())
+            # alternatives only for the histories kept: the runner-up plays, and the best other dice
+            alts = [(float(totals[j]), options[j][3]) for j in order[:12] if options[j][3].result != play.result][:5]
+            other = next(((float(totals[j]), options[j][2]) for j in order
+                          if sorted(options[j][2]) != sorted(roll)), None)
+            split = int(splits[rank])
             prov = self._provenance(seg, play, roll, split, total, alts, other)
             nh.actions = h.actions + ((Move(roller, roll, play.notation), prov),)
             nh = self._cube_actions(nh, seg, split, roller)
@@ -425,13 +429,16 @@ class Decoder:
                 break
         return out
 
-    def _fits(self, seg: Segment, options, totals, h: Hyp) -> bool:
-        """Does the best of these plays explain the board after it about as well as anything could?"""
+    def _fits(self, seg: Segment, options, totals, splits) -> bool:
+        """Does the best of these plays explain the board after it about as well as anything could?
+        (Judged on the last settle that shows the result: in the segment, else the next roll's.)"""
         if not options:
             return False
-        best = options[int(np.argmax(totals))][3]
-        last = seg.settles[-1]
-        return last.best_loglik() - last.loglik(slot_counts(best.result, self.seating)) < UNEXPLAINED / 2
+        j = int(np.argmax(totals))
+        shown = seg.settles[-1] if int(splits[j]) < len(seg.settles) else seg.next_roll
+        if shown is None:
+            return True
+        return shown.best_loglik() - shown.loglik(slot_counts(options[j][3].result, self.seating)) < UNEXPLAINED / 2
 
     def _provenance(self, seg: Segment, play, dice: tuple[int, int], split: int, total: float,
                     alts, other) -> Provenance:
