@@ -68,6 +68,7 @@ class LocalStoreSink:
             return True
         tmp = dest / f".{src.name}.tmp"
         try:
+            tmp.unlink(missing_ok=True)  # left by an interrupted earlier try
             if os.stat(src).st_dev == os.stat(dest).st_dev:
                 os.link(src, tmp)
             else:
