@@ -40,7 +40,7 @@ N_POINT_CLASSES = 1 + 2 * MAX_COUNT  # empty, light 1..15, dark 1..15
 DIE_CROP = 48  # px of the full-resolution board (32 mm) around a die candidate
 HEAT_STRIDE = 4  # heat-map cells per pixel of the half-resolution board
 HEAT_THRESHOLD = 0.35  # a die candidate's peak (probability) must reach this
-CUBE_CROP = 48  # px the cube windows are resized to
+CUBE_CROP = 64  # px the cube windows are resized to
 CUBE_WINDOW = 62.0  # mm: the square window around each cube place on the bar
 CUBE_FACES = (2, 4, 8, 16, 32, 64)  # the cube classifier: 0 = no cube, then these faces
 BAR_PLACES = ("centre", "top", "bottom")
@@ -111,7 +111,7 @@ def cube_places_px(geom: BoardGeometry) -> dict[str, tuple[float, float]]:
 
 
 def cube_crops(rect: np.ndarray, geom: BoardGeometry) -> np.ndarray:
-    """(3, 48, 48, 3): windows at the centre, top and bottom of the bar; the top one is turned
+    """(3, 64, 64, 3): windows at the centre, top and bottom of the bar; the top one is turned
     half round so that a cube its owner at the top turned to face them reads upright."""
     side = int(round(CUBE_WINDOW * SCALE))
     out = []
@@ -165,8 +165,9 @@ def find_peaks(heat: np.ndarray, threshold: float = HEAT_THRESHOLD, max_n: int =
 
 
 def heat_to_rect(x: float, y: float) -> tuple[float, float]:
-    """Heat-map cell (centre) -> full-resolution rectified pixels."""
-    return (x + 0.5) * HEAT_STRIDE * 2 - 0.5, (y + 0.5) * HEAT_STRIDE * 2 - 0.5
+    """Heat-map cell -> full-resolution rectified pixels (cell i sits over half-resolution pixel 4i,
+    which pyrDown took from full-resolution pixels 8i .. 8i + 1)."""
+    return x * HEAT_STRIDE * 2 + 0.5, y * HEAT_STRIDE * 2 + 0.5
 
 
 def rect_to_mm(xy_px: tuple[float, float], geom: BoardGeometry) -> tuple[float, float]:
@@ -244,18 +245,18 @@ class Readers:
         centres = [heat_to_rect(x, y) for x, y, _ in peaks]
         crops = np.stack([die_crop(rect, c) for c in centres])
         m = self._m["dice"]
-        logits, cocked, shift = m.run(nchw(crops))
+        logits, aux = m.run(nchw(crops))
         probs = _softmax(logits, m.temperature[0])
+        bx0, _, bx1, _ = geom.bar_rect()
         out = []
-        for k, (c, (_, _, ph)) in enumerate(zip(centres, peaks)):
-            p_die = (1.0 - probs[k, 0]) * ph / max(ph, 1e-6)
-            if p_die < 0.5:
+        for k, c in enumerate(centres):
+            if probs[k, 0] >= 0.5:  # not a die
                 continue
-            values = probs[k, 1:] / max(probs[k, 1:].sum(), 1e-9)
-            cx, cy = c[0] + float(shift[k, 0]) * DIE_CROP / 2, c[1] + float(shift[k, 1]) * DIE_CROP / 2
-            on = _on_checker(rect, geom, (cx, cy))
-            out.append(DieReading(values, rect_to_mm((cx, cy), geom), cocked=float(_sigmoid(cocked[k, 0])),
-                                  on_checker=on))
+            values = probs[k, 1:] / max(float(probs[k, 1:].sum()), 1e-12)
+            cx = c[0] + float(aux[k, 2]) * DIE_CROP / 2
+            cy = c[1] + float(aux[k, 3]) * DIE_CROP / 2
+            out.append(DieReading(values, rect_to_mm((cx, cy), geom), cocked=float(_sigmoid(aux[k, 0])),
+                                  on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
         return _dedupe(out)
 
     def read_cube(self, rect: np.ndarray, geom: BoardGeometry) -> CubeReading:
@@ -289,17 +290,6 @@ def _as_bgr(rect: np.ndarray) -> np.ndarray:
     if rect.ndim == 2:
         rect = cv2.cvtColor(rect, cv2.COLOR_GRAY2BGR)
     return np.ascontiguousarray(rect)
-
-
-def _on_checker(rect: np.ndarray, geom: BoardGeometry, xy_px: tuple[float, float]) -> float:
-    """Whether a die lies within a point's checker column (a die there may rest on a checker).
-    Geometric only: 1.0 inside the column of a point and within the stack's reach, else 0.0."""
-    x, y = rect_to_mm(xy_px, geom)
-    for slot in range(24):
-        bx = geom.point_base_x(slot)
-        if abs(x - bx) < geom.checker_d / 2 and abs(y) > geom.inner_h / 2 - geom.point_len:
-            return 0.5
-    return 0.0
 
 
 def _dedupe(dice: list[DieReading], min_mm: float = 10.0) -> list[DieReading]:

@@ -11,6 +11,7 @@ import sys
 
 TARGETS = {
     "corners": ("vision.train.corners", "the board-corner locator (models/corners.onnx)"),
+    "readers": ("vision.train.readers", "the board readers: checker counts, dice, cube (models/points.onnx, ...)"),
 }
 
 

@@ -1,0 +1,96 @@
+"""Board readers on held-out rendered boards (JSON figures, not pass/fail).
+
+    python tests/bench/bench_readers.py [--frames 200] [--noise 2.0] [--profiles standard hard]
+
+Boards: the colour scheme(s) never trained on (`HELD_OUT_SCHEMES`) and rig seeds from
+`EVAL_SEED0`, rendered per profile, compressed (JPEG 60 standard / 40 hard), rectified with the
+true corners plus N(0, --noise) px of noise on each corner coordinate. The figures are those of
+`vision.train.readers_eval` (see its docstring); ``--train-schemes`` adds the same on the
+training schemes (new rig seeds) for comparison.
+
+Speed, beside a baseline measured in the same run: ``rectify_ms`` is `vision.rectify.rectify` of a
+720p frame (the step before the readers), ``decode_ms`` decoding one 720p H.264 frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import av
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from vision.geometry import BoardGeometry  # noqa: E402
+from vision.readers import Readers  # noqa: E402
+from vision.rectify import homography, rectify  # noqa: E402
+from vision.synth.rig import Rig  # noqa: E402
+from vision.train.readers_data import TRAIN_SCHEMES  # noqa: E402
+from vision.train.readers_eval import evaluate  # noqa: E402
+
+
+def baselines(n: int = 60) -> dict:
+    rig = Rig.build("standard", 10_999, (1280, 720))
+    from vision.synth.scene import Scene
+
+    lit, _ = rig.camera_image(Scene(counts=np.zeros((27, 2), np.int16)))
+    frames = [rig.sensor.expose(lit, i / 15, i) for i in range(n)]
+    g = BoardGeometry()
+    H = homography(rig.corners(), g)
+    t = time.perf_counter()
+    for f in frames:
+        rectify(f, H, g)
+    rect_ms = (time.perf_counter() - t) / n * 1000
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "b.mp4"
+        with av.open(str(path), "w") as c:
+            s = c.add_stream("libx264", rate=15)
+            s.width, s.height, s.pix_fmt = 1280, 720, "yuv420p"
+            s.options = {"preset": "ultrafast", "crf": "23"}
+            for f in frames:
+                vf = av.VideoFrame.from_ndarray(cv2.cvtColor(f, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
+                for p in s.encode(vf):
+                    c.mux(p)
+            for p in s.encode():
+                c.mux(p)
+        t = time.perf_counter()
+        k = 0
+        with av.open(str(path)) as c:
+            for fr in c.decode(c.streams.video[0]):
+                fr.to_ndarray(format="bgr24")
+                k += 1
+        dec_ms = (time.perf_counter() - t) / max(k, 1) * 1000
+    return {"rectify_ms": round(rect_ms, 2), "decode_ms": round(dec_ms, 2)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=200, help="boards per profile (default 200)")
+    ap.add_argument("--noise", type=float, default=2.0, help="corner noise, px (default 2)")
+    ap.add_argument("--profiles", nargs="+", default=["standard", "hard"])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--train-schemes", action="store_true", help="also report the training schemes (new seeds)")
+    args = ap.parse_args()
+    readers = Readers()
+    out: dict = {"frames_per_profile": args.frames, "corner_noise_px": args.noise, "held_out": {}}
+    for prof in args.profiles:
+        out["held_out"][prof] = evaluate(readers, prof, args.frames, noise=args.noise, seed=args.seed)
+        if args.train_schemes:
+            out.setdefault("train_schemes_new_seeds", {})[prof] = evaluate(
+                readers, prof, args.frames, noise=args.noise, seed=args.seed + 50, schemes=TRAIN_SCHEMES)
+    out["baseline"] = baselines()
+    ms = np.mean([v["ms_per_board"] for v in out["held_out"].values()])
+    out["readers_vs_rectify"] = round(float(ms) / out["baseline"]["rectify_ms"], 2)
+    out["readers_vs_decode"] = round(float(ms) / out["baseline"]["decode_ms"], 2)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

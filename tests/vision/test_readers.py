@@ -1,0 +1,135 @@
+"""The board readers, as shipped (models/*.onnx through onnxruntime), on boards rendered with the
+held-out colour scheme and rig seeds never used in training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
+from vision.observation import CUBE_PLACES, CUBE_VALUES, MAX_COUNT
+from vision.readers import MODELS, NAMES, Readers, slot_crops
+from vision.rectify import slot_crop
+from vision.synth.rig import Rig
+from vision.synth.scene import Die, Scene
+from vision.train.readers_data import EVAL_SEED0, HELD_OUT_SCHEMES, SIZE, render
+from vision.train.readers_eval import evaluate
+
+pytestmark = pytest.mark.skipif(not all((MODELS / f"{n}.onnx").exists() for n in NAMES),
+                                reason="reader weights not in models/ (bgscribe train readers)")
+
+
+@pytest.fixture(scope="module")
+def readers() -> Readers:
+    return Readers()
+
+
+def _rigs(profile: str) -> dict[bool, Rig]:
+    """Held-out rigs, one with the trays on the right and one with them on the left."""
+    out: dict[bool, Rig] = {}
+    seed = EVAL_SEED0 + 900
+    while len(out) < 2:
+        rig = Rig.build(profile, seed, SIZE, schemes=HELD_OUT_SCHEMES)
+        out.setdefault(rig.geom.trays_right, rig)
+        seed += 1
+    return out
+
+
+def _scene(rig: Rig, variant: int) -> Scene:
+    """Every count 1..15 of one colour and 1..9 of the other on the points, both colours on the bar,
+    both trays, two dice on free board between the rows, the cube at the top or in the centre."""
+    counts = np.zeros((27, 2), np.int16)
+    a, b = (0, 1) if variant == 0 else (1, 0)
+    for s in range(15):
+        counts[s, a] = s + 1
+    for s in range(15, 24):
+        counts[s, b] = s - 14 if variant == 0 else s - 8
+    counts[BAR_SLOT] = (2, 1) if variant == 0 else (0, 3)
+    counts[TRAY_TOP, b] = 15 if variant == 0 else 6
+    counts[TRAY_BOTTOM, a] = 4 if variant == 0 else 11
+    x0, _, x1, _ = rig.geom.right_half(True)
+    values = (3, 5) if variant == 0 else (6, 1)
+    dice = (Die(values[0], x0 + 40, -8.0, 17.0), Die(values[1], x1 - 60, 6.0, 61.0, owner=1))
+    cube = ("top", 8) if variant == 0 else ("centre", 1)
+    return Scene(counts=counts, dice=dice, cube_value=cube[1], cube_place=cube[0])
+
+
+@pytest.mark.parametrize("profile", ["standard", "hard"])
+def test_reads_every_count_dice_and_cube_on_held_out_boards(readers, profile):
+    rng = np.random.default_rng(7)
+    for trays_right, rig in _rigs(profile).items():
+        for variant in (0, 1):
+            scene = _scene(rig, variant)
+            f = render(rig, scene, rng, corner_noise=2.0, jpeg=60 if profile == "standard" else 40)
+            slots, dice, cube = readers.read_board(f.rect, f.geom)
+            got = [r.best() for r in slots]
+            want = [(int(c[0]), int(c[1])) for c in scene.counts]
+            wrong = [(s, g, w) for s, (g, w) in enumerate(zip(got, want)) if g != w]
+            where = f"{profile}, trays_right={trays_right}, variant {variant}"
+            assert len(wrong) <= (0 if profile == "standard" else 1), f"{where}: slot, read, truth: {wrong}"
+            assert sorted(d.value for d in dice) == sorted(d.value for d in scene.dice), where
+            for d in dice:
+                assert d.cocked < 0.5 and d.half == "right", where
+            assert cube is not None and cube.value == scene.cube_value and cube.where == scene.cube_place, where
+
+
+def test_probabilities_are_distributions(readers):
+    rig = _rigs("standard")[True]
+    f = render(rig, _scene(rig, 0), np.random.default_rng(1), corner_noise=1.0, jpeg=80)
+    slots, dice, cube = readers.read_board(f.rect, f.geom)
+    assert len(slots) == 27
+    for r in slots:
+        assert r.light.shape == r.dark.shape == (MAX_COUNT + 1,)
+        assert np.all(r.light >= 0) and np.all(r.dark >= 0)
+        assert abs(r.light.sum() - 1) < 1e-5 and abs(r.dark.sum() - 1) < 1e-5
+    assert dice
+    for d in dice:
+        assert d.values.shape == (6,) and abs(d.values.sum() - 1) < 1e-5
+        assert 0 <= d.cocked <= 1 and 0 <= d.on_checker <= 1
+    assert cube.values.shape == (len(CUBE_VALUES),) and abs(cube.values.sum() - 1) < 1e-5
+    assert set(cube.place) == set(CUBE_PLACES) and abs(sum(cube.place.values()) - 1) < 1e-5
+
+
+@pytest.mark.parametrize("fill", ["black", "grey", "noise"])
+def test_blank_boards_read_empty_or_unsure(readers, fill):
+    g = BoardGeometry()
+    h, w = 720, 1026
+    rect = {"black": np.zeros((h, w, 3), np.uint8), "grey": np.full((h, w, 3), 128, np.uint8),
+            "noise": np.random.default_rng(0).integers(0, 256, (h, w, 3), dtype=np.uint8)}[fill]
+    slots, dice, cube = readers.read_board(rect, g)
+    assert len(slots) == 27
+    for r in slots:
+        assert r.best() == (0, 0) or r.confidence() < 0.9, r.best()
+    assert len(dice) == 0 or all(d.values.max() < 0.9 for d in dice)
+    assert cube is not None and abs(cube.values.sum() - 1) < 1e-5
+
+
+def test_grayscale_and_float_input_do_not_crash(readers):
+    g = BoardGeometry(trays_right=False)
+    slots, _, _ = readers.read_board(np.full((720, 1026), 40.0), g)
+    assert len(slots) == 27
+
+
+def test_crops_are_the_rectify_contract():
+    """One remap per batch cuts the same regions, sizes and orientations as `rectify.slot_crop`."""
+    rig = Rig.build("clean", EVAL_SEED0 + 950, SIZE, schemes=HELD_OUT_SCHEMES)
+    f = render(rig, _scene(rig, 0), np.random.default_rng(2), corner_noise=0.0, jpeg=None)
+    points, bar, trays = slot_crops(f.rect, f.geom)
+    pairs = [(points[s], s) for s in range(24)] + [(bar, BAR_SLOT), (trays[0], TRAY_TOP), (trays[1], TRAY_BOTTOM)]
+    for crop, slot in pairs:
+        ref = slot_crop(f.rect, slot, f.geom)
+        assert crop.shape == ref.shape
+        assert np.abs(crop.astype(int) - ref.astype(int)).mean() < 8, slot
+
+
+def test_missing_weights_say_how_to_get_them(tmp_path):
+    with pytest.raises(FileNotFoundError, match="bgscribe train readers"):
+        Readers(tmp_path)
+
+
+def test_held_out_figures_meet_the_floor(readers):
+    """A small sample of the benchmark: 24 held-out standard boards."""
+    m = evaluate(readers, "standard", 24, noise=2.0, seed=3)
+    assert m["slot_acc"] >= 0.995, m
+    assert m["dice_value_acc"] >= 0.95 and m["dice_recall"] >= 0.9, m
+    assert m["cube_place_acc"] >= 0.95 and m["cube_value_acc"] >= 0.95, m

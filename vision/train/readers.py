@@ -1,0 +1,513 @@
+"""Train the board readers (`vision.readers`): six small CNNs, exported to ONNX with model cards.
+
+    bgscribe train readers [--out models/] [--minutes 75] [--frames 5000] [--seed 0]
+
+1. Render ``--frames`` training frames (schemes `TRAIN_SCHEMES`, profiles clean/standard/hard,
+   random corner noise and JPEG quality; see `vision.train.readers_data`), plus calibration
+   frames (same schemes, other rig seeds) and held-out evaluation frames (`HELD_OUT_SCHEMES`,
+   rig seeds from `EVAL_SEED0`), on all cores.
+2. Train each model for its share of ``--minutes`` (cosine learning rate over the time budget),
+   with colour augmentation (channel shuffles, gains, grey, noise) so that the readers judge
+   brightness and shape, not one board's colours.
+3. Fit one temperature per output head on the calibration frames, export ONNX (temperature in
+   the metadata), then measure the exported models through `vision.readers` on the held-out
+   frames and write `models/<name>.md` (data, the exact command, metrics) for each model.
+
+torch is imported here only; running the readers needs onnxruntime alone.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..observation import MAX_COUNT
+from ..readers import CUBE_CROP, DIE_CROP, N_POINT_CLASSES, NAMES
+from .readers_data import (
+    CALIB_SEED0,
+    EVAL_SEED0,
+    HELD_OUT_SCHEMES,
+    TRAIN_PROFILES,
+    TRAIN_SCHEMES,
+    examples,
+    frames,
+    heat_target,
+    train_rig_seed,
+)
+
+PER_RIG = 8
+SHARES = {"points": 0.45, "bar": 0.08, "tray": 0.08, "dice_heat": 0.15, "dice": 0.16, "cube": 0.08}
+HEAT_FRAMES = 2400  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
+HEAT_PATCH = 128  # half-resolution px: the heat-map trains on patches (it is fully convolutional)
+
+
+# ---------------------------------------------------------------------- data
+
+
+def _gen_chunk(job: tuple) -> dict[str, np.ndarray]:
+    import cv2
+
+    cv2.setNumThreads(1)
+    schemes, rig_seeds, per_rig, seed, profiles, heat, noise, kw = job
+    rng = np.random.default_rng([seed, 3])
+    acc: dict[str, list] = {}
+    for f in frames(schemes, rig_seeds, per_rig, seed, profiles=profiles, corner_noise=noise):
+        for k, v in examples(f, rng, with_heat=heat, **kw).items():
+            acc.setdefault(k, []).extend(v)
+    out = {}
+    for k, v in acc.items():
+        if k == "heat_pts":
+            out[k] = v  # ragged
+        elif v:
+            out[k] = np.stack([np.asarray(a) for a in v])
+    return out
+
+
+def generate(n_frames: int, schemes: list[str], rig_seed, seed: int, profiles=TRAIN_PROFILES, heat_frames: int = 0,
+             noise=(0.0, 3.0), workers: int = 2, label: str = "frames", **kw) -> dict[str, np.ndarray]:
+    """Examples from ``n_frames`` frames, rendered ``PER_RIG`` per rig on ``workers`` processes."""
+    n_rigs = max(1, math.ceil(n_frames / PER_RIG))
+    jobs = []
+    for k in range(n_rigs):
+        jobs.append((schemes, [rig_seed(k)], PER_RIG, seed * 1_000_003 + k, [profiles[k % len(profiles)]],
+                     k * PER_RIG < heat_frames, noise, kw))
+    parts = []
+    t0 = time.time()
+    with mp.get_context("fork").Pool(workers) as pool:
+        for i, part in enumerate(pool.imap(_gen_chunk, jobs)):
+            parts.append(part)
+            if i % 10 == 0 or i == n_rigs - 1:
+                sys.stderr.write(f"\r{label}: {(i + 1) * PER_RIG}/{n_rigs * PER_RIG} rendered "
+                                 f"({time.time() - t0:.0f} s)")
+    sys.stderr.write("\n")
+    out: dict = {}
+    for k in parts[0].keys() | {k for p in parts for k in p}:
+        vals = [p[k] for p in parts if k in p]
+        out[k] = [a for v in vals for a in v] if k == "heat_pts" else np.concatenate(vals)
+    return out
+
+
+# ---------------------------------------------------------------------- models
+
+
+def build(name: str):
+    import torch
+    from torch import nn
+
+    class Norm(nn.Module):
+        def forward(self, x):
+            return (x - 127.5) / 64.0
+
+    def cbr(a, b, s=1, d=1):
+        return nn.Sequential(nn.Conv2d(a, b, 3, s, d, dilation=d, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True))
+
+    class Classifier(nn.Module):
+        """Conv trunk, flattened (position matters: counting is where checkers end), heads."""
+
+        def __init__(self, chans, strides, in_hw, heads):
+            super().__init__()
+            layers, a = [Norm()], 3
+            for b, s in zip(chans, strides):
+                layers.append(cbr(a, b, s))
+                a = b
+            self.trunk = nn.Sequential(*layers)
+            with torch.no_grad():
+                n = self.trunk(torch.zeros(1, 3, *in_hw)).numel()
+            self.fc = nn.Sequential(nn.Flatten(), nn.Linear(n, 128), nn.ReLU(inplace=True), nn.Dropout(0.1))
+            self.heads = nn.ModuleList(nn.Linear(128, h) for h in heads)
+
+        def forward(self, x):
+            z = self.fc(self.trunk(x))
+            outs = [h(z) for h in self.heads]
+            return outs[0] if len(outs) == 1 else tuple(outs)
+
+    class Heat(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(Norm(), cbr(3, 12, 2), cbr(12, 24, 2), cbr(24, 24), cbr(24, 24, d=2),
+                                     cbr(24, 24, d=4), nn.Conv2d(24, 1, 1))
+            self.net[-1].bias.data.fill_(-4.0)
+
+        def forward(self, x):
+            return self.net(x)
+
+    if name == "points":
+        return Classifier([16, 32, 48, 48, 64], [2, 2, 2, 1, 2], (192, 48), [N_POINT_CLASSES])
+    if name == "bar":
+        return Classifier([16, 32, 32, 48, 64], [2, 2, 1, 2, 2], (320, 40), [MAX_COUNT + 1, MAX_COUNT + 1])
+    if name == "tray":
+        return Classifier([16, 32, 32, 48, 64], [2, 1, 2, 1, 2], (160, 40), [MAX_COUNT + 1, MAX_COUNT + 1])
+    if name == "dice":
+        return Classifier([16, 32, 32, 64, 64], [1, 2, 1, 2, 2], (DIE_CROP, DIE_CROP), [7, 4])
+    if name == "cube":
+        return Classifier([16, 32, 48, 48, 64], [2, 1, 2, 1, 2], (CUBE_CROP, CUBE_CROP), [7])
+    if name == "dice_heat":
+        return Heat()
+    raise KeyError(name)
+
+
+def augment(x, g):
+    """Colour augmentation of a uint8 NHWC batch -> float NCHW 0..255 (torch)."""
+    import torch
+
+    x = x.permute(0, 3, 1, 2).float()
+    n = x.shape[0]
+    perm = torch.stack([torch.randperm(3, generator=g) for _ in range(n)])
+    shuffle = torch.rand(n, generator=g) < 0.5
+    idx = torch.where(shuffle[:, None], perm, torch.arange(3)[None].expand(n, 3))
+    x = torch.gather(x, 1, idx[:, :, None, None].expand_as(x))
+    grey = torch.rand(n, generator=g) < 0.1
+    x = torch.where(grey[:, None, None, None], x.mean(1, keepdim=True).expand_as(x), x)
+    gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=g)
+    chan = 0.85 + 0.3 * torch.rand(n, 3, 1, 1, generator=g)
+    bias = -25 + 50 * torch.rand(n, 1, 1, 1, generator=g)
+    x = x * gain * chan + bias
+    contrast = 0.75 + 0.5 * torch.rand(n, 1, 1, 1, generator=g)
+    mean = x.mean((1, 2, 3), keepdim=True)
+    x = (x - mean) * contrast + mean
+    x = x + torch.randn(x.shape, generator=g) * (6 * torch.rand(n, 1, 1, 1, generator=g))
+    return x.clamp(0, 255)
+
+
+# ---------------------------------------------------------------------- training
+
+
+def _cosine_lr(opt, base: float, frac: float) -> None:
+    lr = base * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))) if frac > 0.03 else \
+        base * max(frac / 0.03, 0.05)
+    for group in opt.param_groups:
+        group["lr"] = lr
+
+
+def train_model(name: str, data: dict, seconds: float, seed: int, log) -> tuple[object, dict]:
+    """Train one model for ``seconds``; returns the model and a summary."""
+    import torch
+    from torch.nn import functional as F
+
+    torch.manual_seed(seed)
+    g = torch.Generator().manual_seed(seed)
+    model = build(name)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    rng = np.random.default_rng(seed)
+    bs = {"points": 96, "bar": 48, "tray": 64, "dice": 96, "cube": 96, "dice_heat": 24}[name]
+    t0, steps, seen, ema = time.time(), 0, 0, None
+    x_all, y_all, aux_all = _arrays(name, data)
+    n = len(x_all)
+    flip_ok = name in ("points", "bar", "tray")
+    while True:
+        frac = (time.time() - t0) / seconds
+        if frac >= 1.0:
+            break
+        _cosine_lr(opt, 2e-3, frac)
+        model.train()
+        if name == "dice_heat":
+            xb, tb = _heat_batch(data, bs, rng)
+            xb = augment(torch.from_numpy(xb), g)
+            out = model(xb)[:, 0]
+            loss = _focal(out, torch.from_numpy(tb))
+        else:
+            idx = rng.integers(0, n, bs)
+            xb = torch.from_numpy(x_all[idx])
+            if flip_ok:  # a slot mirrored left-right holds the same checkers
+                flip = rng.random(bs) < 0.5
+                xb[flip] = xb[flip].flip(2)
+            xb = augment(xb, g)
+            yb = torch.from_numpy(y_all[idx]).long()
+            out = model(xb)
+            if name in ("bar", "tray"):
+                loss = F.cross_entropy(out[0], yb[:, 0]) + F.cross_entropy(out[1], yb[:, 1])
+            elif name == "dice":
+                logits, aux = out
+                ab = torch.from_numpy(aux_all[idx]).float()
+                is_die = (yb > 0).float()
+                loss = F.cross_entropy(logits, yb)
+                bce = F.binary_cross_entropy_with_logits(aux[:, :2], ab[:, :2], reduction="none").sum(1)
+                reg = F.smooth_l1_loss(aux[:, 2:], ab[:, 2:], reduction="none", beta=0.05).sum(1) * 4
+                loss = loss + ((bce + reg) * is_die).sum() / is_die.sum().clamp(min=1)
+            else:
+                loss = F.cross_entropy(out, yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        steps += 1
+        seen += bs
+        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
+        if steps % 200 == 0:
+            log(f"{name}: step {steps}, {seen / max(n, 1):.1f} epochs, loss {ema:.4f}, "
+                f"{time.time() - t0:.0f}/{seconds:.0f} s")
+    model.eval()
+    return model, {"steps": steps, "examples_seen": seen, "train_examples": int(n), "batch": bs,
+                   "seconds": round(time.time() - t0)}
+
+
+def _arrays(name: str, data: dict):
+    if name == "points":
+        return data["pt_x"], data["pt_y"], None
+    if name == "bar":
+        return data["bar_x"], data["bar_y"], None
+    if name == "tray":
+        return data["tray_x"], data["tray_y"], None
+    if name == "dice":
+        return data["die_x"], data["die_y"], data["die_aux"]
+    if name == "cube":
+        return data["cube_x"], data["cube_y"], None
+    return data["heat_x"], None, None
+
+
+def _heat_batch(data: dict, bs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Patches of half-resolution boards (mostly around dice) and their heat targets."""
+    xs, pts = data["heat_x"], data["heat_pts"]
+    n, h, w = xs.shape[:3]
+    P, S = HEAT_PATCH, 4
+    xb = np.empty((bs, P, P, 3), np.uint8)
+    tb = np.empty((bs, P // S, P // S), np.float32)
+    for b in range(bs):
+        k = int(rng.integers(n))
+        p = pts[k]
+        if len(p) and rng.random() < 0.7:
+            cx, cy = p[int(rng.integers(len(p)))] / 2.0  # full-res px -> half-res px
+            x0, y0 = cx - rng.uniform(16, P - 16), cy - rng.uniform(16, P - 16)
+        else:
+            x0, y0 = rng.uniform(0, w - P), rng.uniform(0, h - P)
+        x0 = int(np.clip(x0, 0, w - P)) // S * S
+        y0 = int(np.clip(y0, 0, h - P)) // S * S
+        xb[b] = xs[k, y0:y0 + P, x0:x0 + P]
+        shifted = p - np.array([2 * x0, 2 * y0], np.float32)
+        tb[b] = heat_target(shifted, (P // S, P // S))
+    return xb, tb
+
+
+def _focal(logits, target):
+    """CenterNet's focal loss on a Gaussian target (peak cells are the positives)."""
+    import torch
+
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = (target > 0.95).float()
+    pos_loss = -((1 - p) ** 2) * torch.log(p) * pos
+    neg_loss = -((1 - target) ** 4) * (p**2) * torch.log(1 - p) * (1 - pos)
+    return (pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
+
+
+# ---------------------------------------------------------------------- calibration, export
+
+
+def _logits(model, x: np.ndarray, bs: int = 256) -> list[np.ndarray]:
+    import torch
+
+    outs: list[list[np.ndarray]] = []
+    with torch.no_grad():
+        for k in range(0, len(x), bs):
+            o = model(torch.from_numpy(x[k:k + bs]).permute(0, 3, 1, 2).float())
+            o = o if isinstance(o, tuple) else (o,)
+            outs.append([t.numpy() for t in o])
+    return [np.concatenate([o[h] for o in outs]) for h in range(len(outs[0]))]
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """The temperature minimising the negative log-likelihood (golden-section search on log T)."""
+
+    def nll(log_t: float) -> float:
+        z = logits / math.exp(log_t)
+        z = z - z.max(1, keepdims=True)
+        lp = z - np.log(np.exp(z).sum(1, keepdims=True))
+        return float(-lp[np.arange(len(y)), y].mean())
+
+    a, b = math.log(0.3), math.log(5.0)
+    gr = (math.sqrt(5) - 1) / 2
+    for _ in range(40):
+        c, d = b - gr * (b - a), a + gr * (b - a)
+        if nll(c) < nll(d):
+            b = d
+        else:
+            a = c
+    return round(math.exp((a + b) / 2), 4)
+
+
+def temperatures(name: str, model, calib: dict) -> list[float]:
+    if name == "dice_heat":
+        return [1.0]
+    x, y, _ = _arrays(name, calib)
+    out = _logits(model, x)
+    if name in ("bar", "tray"):
+        return [fit_temperature(out[0], y[:, 0]), fit_temperature(out[1], y[:, 1])]
+    return [fit_temperature(out[0], y)]
+
+
+def export(name: str, model, path: Path, temps: list[float], card: dict) -> None:
+    import onnx
+    import torch
+
+    shapes = {"points": (192, 48), "bar": (320, 40), "tray": (160, 40), "dice": (DIE_CROP, DIE_CROP),
+              "cube": (CUBE_CROP, CUBE_CROP), "dice_heat": (360, 513)}
+    outs = {"bar": ["light", "dark"], "tray": ["light", "dark"], "dice": ["value", "aux"],
+            "dice_heat": ["heat"]}.get(name, ["logits"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dyn = {"image": {0: "n"}} | {o: {0: "n"} for o in outs}
+    if name == "dice_heat":
+        dyn = {"image": {0: "n", 2: "h", 3: "w"}, "heat": {0: "n", 2: "hh", 3: "ww"}}
+    torch.onnx.export(model, torch.zeros(1, 3, *shapes[name]), str(path), input_names=["image"], output_names=outs,
+                      dynamic_axes=dyn, opset_version=17, dynamo=False)
+    m = onnx.load(str(path))
+    for k, v in {"temperature": json.dumps(temps), "recipe": card["command"],
+                 "data": json.dumps(card["data"])}.items():
+        e = m.metadata_props.add()
+        e.key, e.value = k, v
+    onnx.save(m, str(path))
+
+
+# ---------------------------------------------------------------------- the recipe
+
+
+def _cached(cache: Path | None, key: str, make) -> dict:
+    """Rendered examples, kept in ``cache`` (when given) so that a rerun skips rendering."""
+    if cache is None:
+        return make()
+    d = cache / key
+    if (d / "done").exists():
+        out = {p.stem: np.load(p) for p in d.glob("*.npy")}
+        z = np.load(d / "heat_pts.npz")
+        out["heat_pts"] = [z[f"arr_{i}"] for i in range(len(z.files))]
+        return out
+    data = make()
+    d.mkdir(parents=True, exist_ok=True)
+    for k, v in data.items():
+        if k == "heat_pts":
+            np.savez(d / "heat_pts.npz", *v)
+        else:
+            np.save(d / f"{k}.npy", v)
+    (d / "done").write_text("")
+    return data
+
+
+def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0, eval_frames: int = 200,
+          command: str = "", cache: Path | None = None) -> dict:
+    import torch
+
+    torch.set_num_threads(2)
+    t_start = time.time()
+
+    def log(msg: str) -> None:
+        print(f"[{time.time() - t_start:6.0f} s] {msg}", file=sys.stderr, flush=True)
+
+    def make():
+        return generate(n_frames, TRAIN_SCHEMES, lambda k: train_rig_seed(seed, k), seed, heat_frames=HEAT_FRAMES,
+                        label="training frames")
+
+    def make_calib():
+        return generate(max(200, n_frames // 12), TRAIN_SCHEMES, lambda k: CALIB_SEED0 + 1000 * seed + k,
+                        seed + 77, noise=(1.0, 3.0), label="calibration frames", keep_empty=1.0, die_copies=1)
+
+    data = _cached(cache, f"train-s{seed}-f{n_frames}", make)
+    calib = _cached(cache, f"calib-s{seed}-f{n_frames}", make_calib)
+    gen_s = time.time() - t_start
+    sizes = {k: len(v) for k, v in data.items()}
+    log(f"data: {sizes} in {gen_s:.0f} s")
+    summaries, temps = {}, {}
+    for name in NAMES:
+        model, summary = train_model(name, data, SHARES[name] * minutes * 60, seed, log)
+        temps[name] = temperatures(name, model, calib)
+        summaries[name] = summary
+        log(f"{name}: trained ({summary}), temperature {temps[name]}")
+        card = {"command": command, "data": _data_card(n_frames, seed, sizes)}
+        export(name, model, out / f"{name}.onnx", temps[name], card)
+    del data
+    from .readers_eval import evaluate
+
+    metrics = {}
+    for profile in ("standard", "hard"):
+        metrics[profile] = evaluate(out, profile, eval_frames, noise=2.0, seed=0)
+        log(f"held-out {profile}: {json.dumps(metrics[profile])}")
+    total_s = time.time() - t_start
+    for name in NAMES:
+        write_card(out, name, command, n_frames, seed, sizes, summaries[name], temps[name], metrics,
+                   gen_s, total_s)
+    result = {"minutes_total": round(total_s / 60, 1), "data_s": round(gen_s), "held_out": metrics}
+    (out / "readers.metrics.json").write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def _data_card(n_frames: int, seed: int, sizes: dict) -> dict:
+    return {"train_frames": n_frames, "train_schemes": TRAIN_SCHEMES, "profiles": list(TRAIN_PROFILES),
+            "train_rig_seeds": f"{train_rig_seed(seed, 0)}..{train_rig_seed(seed, n_frames // PER_RIG)}",
+            "calibration_rig_seeds": f"from {CALIB_SEED0 + 1000 * seed}", "held_out_schemes": HELD_OUT_SCHEMES,
+            "eval_rig_seeds": f"from {EVAL_SEED0}",
+            "examples": {k: v for k, v in sizes.items() if k.endswith("_x")}}
+
+
+DESIGNS = {
+    "points": "31-way classifier of a point crop (192x48 BGR, base at the bottom): empty, light 1..15, "
+              "dark 1..15. Five 3x3 conv+BN+ReLU layers (16-32-48-48-64 channels, four of stride 2), "
+              "flattened (where the stack ends matters), FC 128, FC 31. All 24 points run as one batch.",
+    "bar": "The bar crop (320x40): five conv layers (16-32-32-48-64), FC 128, two heads: light 0..15 "
+           "(the upper half) and dark 0..15.",
+    "tray": "A tray crop (160x40, checkers on edge, the row starting at the bottom): five conv layers, FC 128, "
+            "two heads: light 0..15 and dark 0..15.",
+    "dice_heat": "Fully convolutional die-centre heat-map over the half-resolution board (0.75 px/mm, "
+                 "360x513): 3x3 convs 12-24-24-24-24 (two of stride 2, dilations 1, 2, 4), 1x1 to one logit "
+                 "per 4 px cell. Trained with CenterNet's focal loss on Gaussian targets at where each die shows.",
+    "dice": "48x48 crop (32 mm at 1.5 px/mm) around each heat-map peak: five conv layers, FC 128; heads: "
+            "7-way (not a die, 1..6) and 4 auxiliary outputs (cocked logit, on-a-checker logit, the die "
+            "centre's offset in the crop).",
+    "cube": "The three places on the bar (centre, top end turned half round, bottom end), each a 62 mm window "
+            "resized to 64x64: five conv layers, FC 128, 7-way: no cube, or the face 2, 4, 8, 16, 32, 64. "
+            "A centred 64 reads as value 1; no cube on the bar reads as 'off'.",
+}
+
+
+def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, sizes: dict, summary: dict,
+               temps: list[float], metrics: dict, gen_s: float, total_s: float) -> None:
+    size_kb = (out / f"{name}.onnx").stat().st_size / 1024
+    relevant = {"points": ["point_acc", "slot_acc", "exact_position"], "bar": ["bar_acc", "slot_acc"],
+                "tray": ["tray_acc", "slot_acc"], "dice_heat": ["dice_recall", "dice_false_per_frame"],
+                "dice": ["dice_value_acc", "dice_recall", "cocked_acc"],
+                "cube": ["cube_value_acc", "cube_place_acc"]}[name]
+    lines = [f"# {name}.onnx", "", f"Part of the board readers (`vision/readers.py`). {DESIGNS[name]}", "",
+             f"- file: `models/{name}.onnx`, {size_kb:.0f} KB; input `image`: float32 NCHW, raw BGR 0..255",
+             f"- temperature (fitted on the calibration frames, applied by `vision.readers`): {temps}", "",
+             "## Recipe", "", "```sh", command, "```", "",
+             f"CPU only (2 cores): rendering {gen_s / 60:.0f} min, the whole recipe {total_s / 60:.0f} min; this "
+             f"model: {summary['steps']} steps of batch {summary['batch']} in {summary['seconds']} s "
+             f"({summary['examples_seen'] / max(summary['train_examples'], 1):.1f} passes over "
+             f"{summary['train_examples']} examples). AdamW 2e-3, cosine over the time budget; colour "
+             "augmentation (channel shuffle, gains, contrast, grey, noise), left-right flips for slots.", "",
+             "## Data", "",
+             f"- training: {n_frames} frames rendered by `vision.synth` ({PER_RIG} per rig), schemes "
+             f"{', '.join(TRAIN_SCHEMES)}; profiles clean:standard:hard = 1:3:2; rig seeds "
+             f"{train_rig_seed(seed, 0)}.. ; every count 0..15 sampled on purpose (40 % of boards from random "
+             "legal games, 60 % free layouts); 0-4 dice anywhere on the halves, 12 % cocked; the cube at any "
+             "place; corner noise N(0, s) px with s ~ U(0, 3); JPEG quality 35..95.",
+             f"- calibration: {max(200, n_frames // 12)} frames, same schemes, rig seeds from "
+             f"{CALIB_SEED0 + 1000 * seed}.",
+             f"- held-out evaluation: scheme {', '.join(HELD_OUT_SCHEMES)} (never trained on), rig seeds from "
+             f"{EVAL_SEED0}, corner noise N(0, 2) px, JPEG quality 60 (standard) / 40 (hard).",
+             f"- examples cut: {json.dumps({k: v for k, v in sizes.items() if k.endswith('_x')})}", "",
+             "## Held-out metrics (the whole reader set, through onnxruntime)", "",
+             "| metric | standard | hard |", "|---|---|---|"]
+    for key in relevant + ["p99_wrong_rate", "ms_per_board"]:
+        if key in metrics.get("standard", {}):
+            lines.append(f"| {key} | {metrics['standard'][key]} | {metrics['hard'].get(key)} |")
+    lines += ["", "All figures: `python tests/bench/bench_readers.py` (JSON; definitions there).", ""]
+    (out / f"{name}.md").write_text("\n".join(lines))
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--frames", type=int, default=4000, help="training frames to render (default: %(default)s)")
+    p.add_argument("--cache", metavar="DIR", help="keep the rendered examples here (a rerun skips rendering)")
+    p.add_argument("--eval-frames", type=int, default=200,
+                   help="held-out frames per profile for the model cards (default: %(default)s)")
+
+
+def run(args) -> int:
+    minutes = args.minutes if args.minutes is not None else 45.0
+    command = (f"bgscribe train readers --out {args.out} --minutes {minutes:g} --frames {args.frames} "
+               f"--seed {args.seed}")
+    result = train(Path(args.out), minutes=minutes, n_frames=args.frames, seed=args.seed,
+                   eval_frames=args.eval_frames, command=command, cache=Path(args.cache) if args.cache else None)
+    print(json.dumps(result, indent=2))
+    return 0

@@ -1,0 +1,286 @@
+"""Examples for the board readers, rendered by the simulator (numpy + OpenCV only: no torch).
+
+One *frame* is a random scene on a random rig (board, colour scheme, camera, light), exposed with
+sensor noise, compressed (JPEG at a random quality, standing in for H.264), and rectified with
+the board's true corners plus random corner noise (calibration is never perfect). The readers'
+own preprocessing (`vision.readers`) then cuts it into examples, labelled from the scene.
+
+Splits (rig seeds; each seed draws its board, scheme, camera and light):
+
+* training: schemes `TRAIN_SCHEMES`, rig seeds ``100_000 * (seed + 1) + k``;
+* calibration (temperature scaling): `TRAIN_SCHEMES`, rig seeds from `CALIB_SEED0`;
+* evaluation (model cards, tests, benchmark): `HELD_OUT_SCHEMES` (never seen in training) and
+  rig seeds from `EVAL_SEED0` (10_000 .. 99_999, never used for training or calibration).
+
+The scheme split is the same as the corner locator's (`vision.train.corners`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from transcriber.generate import GenOptions, random_match
+from transcriber.replay import replay_match
+
+from ..geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
+from ..observation import MAX_COUNT
+from ..readers import (
+    BAR_PLACES,
+    CUBE_FACES,
+    DIE_CROP,
+    cube_crops,
+    die_crop,
+    heat_input,
+    point_label,
+    slot_crops,
+)
+from ..rectify import board_to_rect, homography, rectify
+from ..synth.rig import Rig
+from ..synth.scene import Die, Scene, slot_counts, stack_under
+
+TRAIN_SCHEMES = ["tournament_green", "tan_cream", "navy", "burgundy"]
+HELD_OUT_SCHEMES = ["grey_modern"]
+EVAL_SEED0 = 10_000
+CALIB_SEED0 = 5_000
+TRAIN_PROFILES = ("clean", "standard", "standard", "standard", "hard", "hard")
+SIZE = (1280, 720)
+CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)
+
+
+def train_rig_seed(seed: int, k: int) -> int:
+    return 100_000 * (seed + 1) + k
+
+
+# ---------------------------------------------------------------------- scenes
+
+
+def _legal_counts(rng: np.random.Generator, rig: Rig) -> np.ndarray:
+    rec = random_match(int(rng.integers(1 << 30)), opts=GenOptions(length=3, double_rate=0.0, resign_rate=0.0))
+    games = replay_match(rec).games
+    g = games[int(rng.integers(len(games)))]
+    return slot_counts(g.positions[int(rng.integers(len(g.positions)))], rig.seating)
+
+
+def _stack(rng: np.random.Generator) -> int:
+    """A checker count 1..15 with the rare high stacks sampled deliberately."""
+    return int(rng.integers(1, 16)) if rng.random() < 0.55 else int(rng.integers(1, 6))
+
+
+def sample_counts(rng: np.random.Generator, rig: Rig) -> np.ndarray:
+    """Per-slot counts: positions from random legal games (40 %) or free layouts with every count
+    0..15 on points, bar and trays (not legal positions: the readers must not need them to be)."""
+    if rng.random() < 0.4:
+        return _legal_counts(rng, rig)
+    counts = np.zeros((27, 2), np.int16)
+    p_empty = rng.uniform(0.15, 0.5)
+    for slot in range(24):
+        if rng.random() >= p_empty:
+            counts[slot, int(rng.integers(2))] = _stack(rng)
+    for colour in (0, 1):
+        if rng.random() < 0.45:
+            counts[BAR_SLOT, colour] = _stack(rng) if rng.random() < 0.4 else int(rng.integers(1, 4))
+    for tray in (TRAY_TOP, TRAY_BOTTOM):
+        colour = int(rng.integers(2))
+        counts[tray, colour] = int(rng.integers(0, 16))
+        if rng.random() < 0.12:
+            counts[tray, 1 - colour] = int(rng.integers(1, 16))
+    return counts
+
+
+def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None = None, max_dice: int = 4,
+                 cocked_rate: float = 0.12) -> Scene:
+    """A quiet board (no hands): counts, 0..4 dice anywhere on the two halves (both players' pairs,
+    some cocked, some resting on checkers), the cube at any of its places, a bump of the board."""
+    g = rig.geom
+    counts = sample_counts(rng, rig) if counts is None else counts
+    fx0, fy0, fx1, fy1 = g.field()
+    bx0, _, bx1, _ = g.bar_rect()
+    dice: list[Die] = []
+    n = int(rng.choice(np.arange(max_dice + 1), p=_dice_p(max_dice)))
+    tries = 0
+    while len(dice) < n and tries < 50:
+        tries += 1
+        if rng.random() < 0.5:  # a roller's right-hand half, as thrown in play
+            x0, y0, x1, y1 = g.right_half(bool(rng.random() < 0.5))
+        else:
+            a, b = (fx0, bx0) if rng.random() < 0.5 else (bx1, fx1)
+            x0, y0, x1, y1 = a + 10, fy0 + 10, b - 10, fy1 - 10
+        x, y = float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1))
+        if any((x - d.x) ** 2 + (y - d.y) ** 2 < 24.0**2 for d in dice):
+            continue
+        h = stack_under(counts, g, x, y)
+        dice.append(Die(int(rng.integers(1, 7)), x, y, float(rng.uniform(0, 360)),
+                        cocked=bool(rng.random() < cocked_rate), on_checker=h is not None, z=h or 0.0,
+                        owner=int(rng.integers(2))))
+    # the cube at an end of the bar would hide a fifth checker there: keep such rare boards out
+    ends_ok = counts[BAR_SLOT].max() < 5
+    place = str(rng.choice(["centre", "top", "bottom", "off"], p=[0.4, 0.2, 0.2, 0.2] if ends_ok else
+                           [0.7, 0.0, 0.0, 0.3]))
+    value = 1 if place == "centre" else int(rng.choice(CUBE_VALUES[1:]))
+    shift = (float(rng.normal(0, 4)), float(rng.normal(0, 3)), float(rng.normal(0, 0.8))) if rig.profile.tilt \
+        else (0.0, 0.0, 0.0)
+    return Scene(counts=counts, dice=tuple(dice), cube_value=value, cube_place=place,
+                 shift=tuple(round(v, 1) for v in shift), score=(int(rng.integers(0, 7)), int(rng.integers(0, 7))))
+
+
+def _dice_p(max_dice: int) -> np.ndarray:
+    w = np.array([1.0, 1.0, 2.0, 1.0, 1.0][:max_dice + 1])
+    return w / w.sum()
+
+
+# ---------------------------------------------------------------------- frames
+
+
+@dataclass
+class Frame:
+    """A rendered, rectified board and what is on it."""
+
+    rect: np.ndarray
+    geom: BoardGeometry
+    scene: Scene
+    dice_px: list[tuple[Die, float, float]] = field(default_factory=list)  # where each die shows, rectified px
+    cube_px: tuple[float, float] | None = None
+    profile: str = ""
+    scheme: str = ""
+
+
+def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float, jpeg: int | None,
+           frame_i: int = 0) -> Frame:
+    """Camera frame -> (compressed) -> rectified with corners off by N(0, corner_noise) px each."""
+    lit, drawn = rig.camera_image(scene)
+    img = rig.sensor.expose(lit, float(rng.uniform(0, 300)), frame_i)
+    if jpeg is not None:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg)])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    corners = rig.corners(scene.shift) + rng.normal(0, corner_noise, (4, 2))
+    H = homography(corners, rig.geom)
+    rect = rectify(img, H, rig.geom)
+    cv = rig.painter.canvas
+
+    def to_rect(px: float, py: float) -> tuple[float, float]:
+        board = np.array([[px / cv.scale + cv.x0, py / cv.scale + cv.y0]])
+        uv = rig.to_image(board, scene.shift)
+        r = cv2.perspectiveTransform(uv.reshape(1, 1, 2).astype(np.float64), H)[0, 0]
+        return float(r[0]), float(r[1])
+
+    dice_px = [(die, *to_rect(px, py)) for die, px, py, _ in drawn["dice"]]
+    cube_px = None
+    if drawn["cube"] is not None and scene.cube_place != "off":
+        _, _, px, py, _ = drawn["cube"]
+        cube_px = to_rect(px, py)
+    return Frame(rect, rig.geom, scene, dice_px, cube_px, rig.profile.name, rig.scheme)
+
+
+def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, profiles=TRAIN_PROFILES,
+           corner_noise: tuple[float, float] = (0.0, 3.0), jpeg: tuple[int, int] = (35, 95),
+           max_dice: int = 4):
+    """Rendered frames, ``per_rig`` per rig; profiles cycle with the rig; corner noise (px, sigma)
+    and JPEG quality drawn per frame from the given ranges."""
+    rng = np.random.default_rng([seed, 11])
+    for k, rs in enumerate(rig_seeds):
+        prof = profiles[k % len(profiles)]
+        rig = Rig.build(prof, rs, SIZE, schemes=schemes)
+        for i in range(per_rig):
+            scene = sample_scene(rng, rig, max_dice=max_dice)
+            noise = float(rng.uniform(*corner_noise))
+            q = int(rng.integers(jpeg[0], jpeg[1] + 1)) if jpeg else None
+            yield render(rig, scene, rng, noise, q, i)
+
+
+# ---------------------------------------------------------------------- examples
+
+
+def examples(frame: Frame, rng: np.random.Generator, keep_empty: float = 0.5, die_jitter: float = 2.5,
+             die_copies: int = 3, negatives: int = 5, with_heat: bool = True) -> dict[str, list]:
+    """Cut one frame into labelled examples for every model (lists, to be stacked)."""
+    g, counts, rect = frame.geom, frame.scene.counts, frame.rect
+    out: dict[str, list] = {k: [] for k in ("pt_x", "pt_y", "bar_x", "bar_y", "tray_x", "tray_y", "cube_x",
+                                           "cube_y", "die_x", "die_y", "die_aux", "heat_x", "heat_pts")}
+    points, bar, trays = slot_crops(rect, g)
+    for s in range(24):
+        lab = point_label(int(counts[s, 0]), int(counts[s, 1]))
+        if lab == 0 and rng.random() > keep_empty:
+            continue
+        out["pt_x"].append(points[s])
+        out["pt_y"].append(lab)
+    out["bar_x"].append(bar)
+    out["bar_y"].append([int(counts[BAR_SLOT, 0]), int(counts[BAR_SLOT, 1])])
+    for k, slot in enumerate((TRAY_TOP, TRAY_BOTTOM)):
+        out["tray_x"].append(trays[k])
+        out["tray_y"].append([min(int(counts[slot, 0]), MAX_COUNT), min(int(counts[slot, 1]), MAX_COUNT)])
+    # cube windows: 0 = none, else 1 + index of the face shown
+    wins = cube_crops(rect, g)
+    for i, place in enumerate(BAR_PLACES):
+        lab = 0
+        if frame.scene.cube_place == place:
+            face = 64 if frame.scene.cube_value == 1 else frame.scene.cube_value
+            lab = 1 + CUBE_FACES.index(face)
+        out["cube_x"].append(wins[i])
+        out["cube_y"].append(lab)
+    # dice: crops around where each die shows (off by what the heat-map's peak may be off by)
+    centres = []
+    for die, x, y in frame.dice_px:
+        if die.moving:
+            continue
+        centres.append((x, y))
+        for _ in range(die_copies):
+            dx, dy = rng.normal(0, die_jitter, 2)
+            dx, dy = float(np.clip(dx, -8, 8)), float(np.clip(dy, -8, 8))
+            out["die_x"].append(die_crop(rect, (x + dx, y + dy)))
+            out["die_y"].append(die.value)
+            # aux targets: cocked, on a checker, where the die's centre is in the crop (units of half a crop)
+            out["die_aux"].append([float(die.cocked), float(die.on_checker), -dx / (DIE_CROP / 2),
+                                   -dy / (DIE_CROP / 2)])
+    h, w = rect.shape[:2]
+    n_neg, tries = 0, 0
+    hard = _hard_negative_spots(frame)
+    while n_neg < negatives and tries < 60:
+        tries += 1
+        if hard and rng.random() < 0.6:
+            x, y = hard[int(rng.integers(len(hard)))]
+            x, y = x + float(rng.normal(0, 8)), y + float(rng.normal(0, 8))
+        else:
+            x, y = float(rng.uniform(20, w - 20)), float(rng.uniform(20, h - 20))
+        if any((x - cx) ** 2 + (y - cy) ** 2 < 26.0**2 for cx, cy in centres):
+            continue
+        out["die_x"].append(die_crop(rect, (x, y)))
+        out["die_y"].append(0)
+        out["die_aux"].append([0.0, 0.0, 0.0, 0.0])
+        n_neg += 1
+    if with_heat:
+        out["heat_x"].append(heat_input(rect))
+        out["heat_pts"].append(np.array(centres, np.float32).reshape(-1, 2))
+    return out
+
+
+def _hard_negative_spots(frame: Frame) -> list[tuple[float, float]]:
+    """Places that look most like a die: checkers' rims, the cube, tray rows, points' tips."""
+    g, counts = frame.geom, frame.scene.counts
+    spots = []
+    for slot in range(24):
+        n = int(counts[slot].sum())
+        for k in range(min(n, 5)):
+            x, y, _ = g.checker_spot(slot, k)
+            spots.append(tuple(board_to_rect(np.array([x, y]), g)))
+        tri = g.triangle(slot)
+        spots.append(tuple(board_to_rect(tri[2], g)))
+    if frame.cube_px is not None:
+        spots += [frame.cube_px] * 4
+    for top in (True, False):
+        x0, y0, x1, y1 = g.tray_rect(top)
+        spots.append(tuple(board_to_rect(np.array([(x0 + x1) / 2, (y0 + y1) / 2]), g)))
+    return spots
+
+
+def heat_target(pts_px: np.ndarray, shape: tuple[int, int], sigma: float = 0.9) -> np.ndarray:
+    """Gaussian bumps (peak 1) at die centres, on the heat-map grid (cells of 8 rectified px)."""
+    hh, hw = shape
+    yy, xx = np.mgrid[0:hh, 0:hw].astype(np.float32)
+    t = np.zeros(shape, np.float32)
+    for x, y in pts_px:
+        cx, cy = (x - 0.5) / 8.0, (y - 0.5) / 8.0
+        t = np.maximum(t, np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma**2)))
+    return t
