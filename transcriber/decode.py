@@ -32,7 +32,6 @@ DICE_CANDIDATES = 6  # dice readings tried per roll ...
 DICE_MARGIN = 7.0  # ... at most this far behind the best reading
 CLOSE_CALL = 4.0  # nats: a runner-up play this close is flagged
 UNEXPLAINED = 14.0  # nats below the unconstrained reading: no legal play explains the board
-NEW_GAME = 25.0  # nats by which the opening position must beat the current one to start a game
 GAP_S = 8.0  # seconds without observations that are reported as a footage gap
 UNSEEN_TURN_COST = 6.0  # nats: prior against a whole turn passing between two reads
 
@@ -82,8 +81,8 @@ def infer_seating(first: Settle, p0_light: bool = True) -> tuple[Seating, float]
     return scored[0][1], scored[0][0] - scored[1][0]
 
 
-def dice_candidates(settle: Settle, opening: bool) -> list[tuple[float, tuple[int, int], int | None]]:
-    """(log-probability, dice, bottom player's die index or None) for the likeliest readings."""
+def dice_candidates(settle: Settle, opening: bool) -> list[tuple[float, tuple[int, int]]]:
+    """(log-probability, dice) for the likeliest readings of a settle's dice."""
     d = settle.dice
     if d is None or len(d.values) < 2:
         return []
@@ -93,7 +92,7 @@ def dice_candidates(settle: Settle, opening: bool) -> list[tuple[float, tuple[in
         lp = float(v1[a] + v2[b])
         if opening and a == b:
             continue  # an opening roll with equal dice is rolled again
-        out.append((lp, (a + 1, b + 1), None))
+        out.append((lp, (a + 1, b + 1)))
     out.sort(key=lambda x: -x[0])
     return [o for o in out[:DICE_CANDIDATES] if o[0] >= out[0][0] - DICE_MARGIN]
 
@@ -316,7 +315,7 @@ class Decoder:
 
     def _score_now(self, h: Hyp, seg: Segment, cands, opening: bool):
         options = []  # (dice log-prob, roller, roll, play)
-        for dice_lp, dice, _ in cands:
+        for dice_lp, dice in cands:
             roller = h.turn if h.turn is not None else self._opening_starter(seg.roll, dice)
             if roller is None:
                 continue
@@ -348,7 +347,7 @@ class Decoder:
         for h in beam[:2]:
             before = self.scorer.counts([h.pos])
             lb = float(self.scorer.loglik(a.settles, before).sum())
-            for dlp, dice, _ in cands_a:
+            for dlp, dice in cands_a:
                 for play in legal_plays(h.pos, h.turn, dice):
                     mid = Hyp(h.score + dlp + lb, play.result, 1 - h.turn, h.cube, h.owner)
                     options, totals, splits = self._score(mid, b, cands_b, False)
