@@ -85,63 +85,74 @@ class BoardLocator:
         return Calibration(pts, 0.6 * net_q)
 
 
-def refine(frame: np.ndarray, corners: np.ndarray, search: float = 10.0, samples: int = 24,
+def refine(frame: np.ndarray, corners: np.ndarray, search: float = 10.0, samples: int = 10,
            ) -> tuple[np.ndarray | None, float]:
-    """Fit each side of the board to the strongest nearby edge; intersect adjacent sides.
+    """Snap each corner to where the two board edges meeting there cross: each edge is fitted as a
+    line through the strongest gradient near it, sampled only along the part of the side next to
+    that corner (lens distortion bends whole sides; near a corner they are straight enough).
     Returns the refined corners (or None) and a fit quality 0..1."""
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     gray = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
     h, w = gray.shape
-    lines = []
+    corners = np.asarray(corners, np.float64)
+    out = np.zeros((4, 2), np.float32)
     goods = []
     for k in range(4):
-        a, b = corners[k].astype(np.float64), corners[(k + 1) % 4].astype(np.float64)
-        d = b - a
-        length = float(np.hypot(*d))
-        if length < 20:
-            return None, 0.0
-        t_dir = d / length
-        normal = np.array([-t_dir[1], t_dir[0]])
-        offs = np.arange(-search, search + 0.5, 1.0)
-        found = []
-        strengths = []
-        for s in np.linspace(0.12, 0.88, samples):  # keep clear of the corners themselves
-            p = a + d * s
-            q = p[None, :] + offs[:, None] * normal[None, :]
-            xs, ys = q[:, 0], q[:, 1]
-            if xs.min() < 1 or ys.min() < 1 or xs.max() > w - 2 or ys.max() > h - 2:
-                continue
-            gxs = cv2.remap(gx, xs.astype(np.float32)[None], ys.astype(np.float32)[None], cv2.INTER_LINEAR)[0]
-            gys = cv2.remap(gy, xs.astype(np.float32)[None], ys.astype(np.float32)[None], cv2.INTER_LINEAR)[0]
-            proj = np.abs(gxs * normal[0] + gys * normal[1])
-            j = int(np.argmax(proj))
-            if proj[j] < 12:
-                continue
-            if 0 < j < len(proj) - 1:  # sub-pixel peak
-                den = proj[j - 1] - 2 * proj[j] + proj[j + 1]
-                j_f = j + (0.5 * (proj[j - 1] - proj[j + 1]) / den if den != 0 else 0.0)
-            else:
-                j_f = float(j)
-            found.append(p + (offs[0] + j_f) * normal)
-            strengths.append(proj[j])
-        if len(found) < samples // 3:
-            return None, 0.0
-        pts = np.array(found, np.float32)
-        vx, vy, x0, y0 = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        resid = np.abs((pts[:, 0] - x0) * vy - (pts[:, 1] - y0) * vx)
-        goods.append(min(1.0, len(found) / samples) * float(np.mean(resid < 1.5)))
-        lines.append((np.array([x0, y0]), np.array([vx, vy])))
-    out = np.zeros((4, 2), np.float32)
-    for k in range(4):  # corner k lies on side k-1 (ending at it) and side k (starting from it)
-        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
+        lines = []
+        # side k-1 ends at corner k; side k starts at it
+        sides = ((corners[(k - 1) % 4], corners[k], 0.6, 0.95), (corners[k], corners[(k + 1) % 4], 0.05, 0.4))
+        for a, b, lo, hi in sides:
+            fit = _edge_line(gx, gy, a, b, lo, hi, search, samples, w, h)
+            if fit is None:
+                return None, 0.0
+            lines.append(fit[:2])
+            goods.append(fit[2])
+        (p1, d1), (p2, d2) = lines
         m = np.array([d1, -d2]).T
         if abs(np.linalg.det(m)) < 1e-6:
             return None, 0.0
-        s = np.linalg.solve(m, p2 - p1)
-        out[k] = p1 + s[0] * d1
+        t = np.linalg.solve(m, p2 - p1)
+        out[k] = p1 + t[0] * d1
     return out, float(min(goods))
+
+
+def _edge_line(gx, gy, a, b, lo, hi, search, samples, w, h):
+    """A line (point, direction, quality) through the strongest edge across the segment a-b
+    between fractions ``lo`` and ``hi`` of its length."""
+    d = b - a
+    length = float(np.hypot(*d))
+    if length < 20:
+        return None
+    t_dir = d / length
+    normal = np.array([-t_dir[1], t_dir[0]])
+    offs = np.arange(-search, search + 0.5, 1.0)
+    found = []
+    for s in np.linspace(lo, hi, samples):
+        p = a + d * s
+        q = p[None, :] + offs[:, None] * normal[None, :]
+        xs, ys = q[:, 0].astype(np.float32), q[:, 1].astype(np.float32)
+        if xs.min() < 1 or ys.min() < 1 or xs.max() > w - 2 or ys.max() > h - 2:
+            continue
+        gxs = cv2.remap(gx, xs[None], ys[None], cv2.INTER_LINEAR)[0]
+        gys = cv2.remap(gy, xs[None], ys[None], cv2.INTER_LINEAR)[0]
+        proj = np.abs(gxs * normal[0] + gys * normal[1])
+        j = int(np.argmax(proj))
+        if proj[j] < 12:
+            continue
+        j_f = float(j)
+        if 0 < j < len(proj) - 1:  # sub-pixel peak
+            den = proj[j - 1] - 2 * proj[j] + proj[j + 1]
+            j_f += 0.5 * (proj[j - 1] - proj[j + 1]) / den if den != 0 else 0.0
+        found.append(p + (offs[0] + j_f) * normal)
+    if len(found) < max(3, samples // 2):
+        return None
+    pts = np.array(found, np.float32)
+    vx, vy, x0, y0 = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    resid = np.abs((pts[:, 0] - x0) * vy - (pts[:, 1] - y0) * vx)
+    quality = min(1.0, len(found) / samples) * float(np.mean(resid < 1.5))
+    return np.array([x0, y0]), np.array([vx, vy]), quality
 
 
 class Tracker:

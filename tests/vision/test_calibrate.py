@@ -1,0 +1,87 @@
+"""Finding the board: the shipped corner model on boards and cameras it was not trained on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.calibrate import BoardLocator, Tracker, refine
+from vision.geometry import BoardGeometry
+from vision.observe import Observer, trays_on_right
+from vision.rectify import homography, rectify
+from vision.synth.rig import Rig
+from vision.synth.stills import random_positions, random_scene
+from vision.train.corners import EVAL_SEED0, HELD_OUT_SCHEMES
+
+
+@pytest.fixture(scope="module")
+def locator() -> BoardLocator:
+    return BoardLocator()
+
+
+def held_out_frames(n: int, profile: str, seed: int = 0):
+    """Frames of the held-out colour scheme from seeds the model never saw, with true corners."""
+    rng = np.random.default_rng(seed)
+    positions = random_positions(rng, n)
+    out = []
+    for i in range(n):
+        rig = Rig.build(profile, EVAL_SEED0 + 500 + seed * 100 + i, (1280, 720), schemes=HELD_OUT_SCHEMES)
+        scene = random_scene(rng, rig, positions[i]).with_(hands=())
+        lit, _ = rig.camera_image(scene)
+        out.append((rig.sensor.expose(lit, 1.0, i), rig.corners(scene.shift), rig))
+    return out
+
+
+@pytest.mark.parametrize("profile", ["standard", "hard"])
+def test_corners_found_on_unseen_boards(locator, profile):
+    errors = []
+    for frame, truth, _ in held_out_frames(12, profile):
+        cal = locator.locate(frame)
+        errors.append(float(np.linalg.norm(cal.corners - truth, axis=1).max()))
+    errors = np.array(errors)
+    limit = 8.0 if profile == "standard" else 14.0
+    assert np.median(errors) < limit / 2, errors
+    assert (errors < limit).mean() >= 0.9, errors
+
+
+def test_refinement_tightens_rough_corners():
+    frame, truth, _ = held_out_frames(1, "standard", seed=3)[0]
+    rough = truth + np.random.default_rng(1).normal(0, 3, truth.shape)
+    refined, quality = refine(frame, rough)
+    assert refined is not None and quality > 0.5
+    assert np.abs(refined - truth).max() < np.abs(rough - truth).max()
+
+
+def test_tracker_follows_a_bumped_board(locator):
+    rig = Rig.build("standard", EVAL_SEED0 + 77, (1280, 720), schemes=HELD_OUT_SCHEMES)
+    rng = np.random.default_rng(4)
+    scene = random_scene(rng, rig, random_positions(rng, 1)[0]).with_(hands=(), shift=(0.0, 0.0, 0.0))
+    tracker = Tracker(locator, recheck_every=1)
+    frame = rig.sensor.expose(rig.camera_image(scene)[0], 0.0, 0)
+    for _ in range(3):
+        cal = tracker.update(frame, quiet=True)
+    assert np.linalg.norm(cal.corners - rig.corners(scene.shift), axis=1).max() < 8
+    bumped = scene.with_(shift=(12.0, -6.0, 1.5))
+    frame = rig.sensor.expose(rig.camera_image(bumped)[0], 1.0, 1)
+    for _ in range(3):
+        cal = tracker.update(frame, quiet=True)
+    assert np.linalg.norm(cal.corners - rig.corners(bumped.shift), axis=1).max() < 8
+    assert tracker.relocations >= 2
+
+
+def test_tray_side_found_from_the_picture():
+    right = 0
+    frames = held_out_frames(10, "standard", seed=5)
+    for frame, truth, rig in frames:
+        g = BoardGeometry()
+        right += trays_on_right(rectify(frame, homography(truth, g), g)) == rig.geom.trays_right
+    assert right == len(frames)
+
+
+def test_black_and_corrupt_frames_say_so(locator):
+    obs = Observer(15.0, locator=locator, reader=lambda rect, geom: (None, [], None))
+    black = obs.observe(0, 0.0, np.zeros((720, 1280, 3), np.uint8))
+    assert black.status == "black"
+    assert obs.observe(1, 0.07, None).status == "corrupt"
+    noise = np.random.default_rng(0).integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+    assert obs.observe(2, 0.13, noise).status in ("no_board", "moving")
