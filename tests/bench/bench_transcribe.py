@@ -1,0 +1,98 @@
+"""End to end: simulate -> observe -> transcribe, against the simulator's truth (JSON figures).
+
+    python tests/bench/bench_transcribe.py [--games 1] [--profile standard] [--seed 20001]
+
+Renders the first games of a real match at 720p/15 fps with a board, camera and seed
+the models were not trained on, observes the video (reporting frames per second and the
+ratio to pure decoding of the same video measured in the same run), scores the
+observations against the truth (`eval vision`), decodes them into a match and scores
+that (`eval transcript`: plays right, silent errors, flags per game).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import av
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from transcriber.decode import decode  # noqa: E402
+from transcriber.evaluate import evaluate_transcript  # noqa: E402
+from transcriber.mat import read_mat  # noqa: E402
+from transcriber.observation import FrameObservation  # noqa: E402
+from vision.cli import align_players  # noqa: E402
+from vision.eval import eval_vision  # noqa: E402
+from vision.observe import observe_video  # noqa: E402
+from vision.synth.truth import match_from_truth, read_truth  # noqa: E402
+from vision.synth.video import render_match  # noqa: E402
+
+
+def decode_only(path: Path) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    n = 0
+    with av.open(str(path)) as c:
+        s = c.streams.video[0]
+        s.thread_type = "AUTO"
+        for f in c.decode(s):
+            f.to_ndarray(format="bgr24")
+            n += 1
+    return n, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=1)
+    ap.add_argument("--profile", default="standard")
+    ap.add_argument("--seed", type=int, default=20001, help="a seed no model was trained on")
+    ap.add_argument("--match", type=int, default=0, help="which real match (0-2)")
+    args = ap.parse_args()
+    sample = sorted((ROOT / "bgscribe" / "samples").glob("*.txt"))[args.match]
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        video, truth_path, obs_path = d / "m.mp4", d / "truth.jsonl", d / "obs.jsonl"
+        stats = render_match(read_mat(sample), video, truth_path, profile=args.profile, seed=args.seed,
+                             games=args.games, progress=False)
+        frames, dec_s = decode_only(video)
+        t0 = time.perf_counter()
+        ob = observe_video(video, obs_path, progress=False)
+        obs_s = time.perf_counter() - t0
+        vision = eval_vision(truth_path, obs_path)
+        observations = [FrameObservation.from_json(line) for line in obs_path.read_text().splitlines()]
+        header = next(read_truth(truth_path))
+        truth = match_from_truth(truth_path)
+        light_first = header["rig"]["seating"]["p0_light"]
+        t0 = time.perf_counter()
+        res = decode(observations, players=truth.players if light_first else truth.players[::-1],
+                     length=truth.length)
+        dec_match_s = time.perf_counter() - t0
+        rec = res.record
+        align_players(truth, rec)
+        flagged = {(f["game"], f["action"]) for f in res.flags if f.get("action")}
+        transcript = evaluate_transcript(truth, rec, flagged)
+    transcript.pop("silent_error_list", None)
+    print(json.dumps({
+        "benchmark": "transcribe",
+        "profile": args.profile,
+        "seed": args.seed,
+        "footage_s": round(stats.seconds, 1),
+        "frames": frames,
+        "pure_decode_fps": round(frames / dec_s, 1),
+        "observe_fps": round(frames / obs_s, 1),
+        "observe_vs_decode": round(dec_s / obs_s, 3),
+        "full_reads": ob["reads"],
+        "decode_match_s": round(dec_match_s, 2),
+        "x_real_time_observe_plus_decode": round(stats.seconds / (obs_s + dec_match_s), 2),
+        "vision": vision,
+        "transcript": transcript,
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
