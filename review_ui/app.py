@@ -68,4 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def health():
         return {"ok": True}
 
+    from .review_app import add_review
+
+    add_review(app)
     return app

@@ -143,3 +143,7 @@ class PurgeLog(Base):
     reason: Mapped[str] = mapped_column(Text)
     verified_absent: Mapped[bool] = mapped_column(Boolean, default=False)  # the store no longer has the object
     trigger: Mapped[str] = mapped_column(String(32), default="")  # "bgscribe purge", "periodic job"
+
+
+# The review page's tables (accounts, transcripts, audit log) share this metadata and its migrations.
+from . import review_models  # noqa: E402, F401

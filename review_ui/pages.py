@@ -1,0 +1,117 @@
+"""Server-rendered pages (Jinja2, a little plain JS): login, dashboard, match review."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.templating import Jinja2Templates
+
+from .api.deps import SessionDep
+from .api.review import get_transcript, match_rows
+from .auth import (
+    LOGIN_CSRF_COOKIE,
+    SESSION_COOKIE,
+    PageLoginDep,
+    authenticate,
+    csrf_ok,
+    set_session_cookie,
+    start_session,
+)
+from .board_svg import board_svg
+from .models import Match
+from .transcripts import alternatives, check
+
+HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+router = APIRouter(include_in_schema=False)
+
+KIND_LABEL = {"move": "", "double": "Doubles", "take": "Takes", "drop": "Drops", "beaver": "Beavers",
+              "raccoon": "Raccoons", "resign": "Resigns", "timeout": "Time out"}
+
+
+def _safe_next(next_url: str | None) -> str:
+    return next_url if next_url and next_url.startswith("/") and not next_url.startswith("//") else "/"
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_form(request: Request, next: str = "/", error: str = ""):
+    token = secrets.token_urlsafe(24)
+    resp = templates.TemplateResponse(request, "login.html", {"csrf": token, "next": _safe_next(next),
+                                                               "error": error})
+    resp.set_cookie(LOGIN_CSRF_COOKIE, token, httponly=True, samesite="strict", path="/login",
+                    secure=request.url.scheme == "https")
+    return resp
+
+
+@router.post("/login")
+def login_post(request: Request, session: SessionDep, username: Annotated[str, Form()],
+               password: Annotated[str, Form()], csrf_token: Annotated[str, Form()] = "",
+               next: Annotated[str, Form()] = "/"):
+    if not csrf_ok(request.cookies.get(LOGIN_CSRF_COOKIE, ""), csrf_token):
+        raise HTTPException(403, "missing or wrong CSRF token (reload the login page and try again)")
+    user = authenticate(session, username, password)
+    if user is None:
+        return RedirectResponse(f"/login?error=1&next={quote(_safe_next(next))}", status_code=303)
+    token, _row = start_session(session, user)
+    session.commit()
+    resp = RedirectResponse(_safe_next(next), status_code=303)
+    set_session_cookie(resp, request, token)
+    resp.delete_cookie(LOGIN_CSRF_COOKIE, path="/login")
+    return resp
+
+
+@router.post("/logout")
+def logout_post(login: PageLoginDep, session: SessionDep):
+    session.delete(login)
+    session.commit()
+    resp = RedirectResponse("/login", status_code=303)
+    resp.delete_cookie(SESSION_COOKIE, path="/")
+    return resp
+
+
+@router.get("/", response_class=HTMLResponse)
+def dashboard(request: Request, login: PageLoginDep, session: SessionDep):
+    return templates.TemplateResponse(request, "dashboard.html", {"login": login, "rows": match_rows(session)})
+
+
+@router.get("/matches/{match_id}", response_class=HTMLResponse)
+def review_page(request: Request, match_id: int, login: PageLoginDep, session: SessionDep,
+                g: int | None = None, a: int | None = None):
+    m = session.get(Match, match_id)
+    if m is None:
+        raise HTTPException(404, f"no match {match_id}")
+    t = get_transcript(session, match_id)
+    checked = check(json.loads(t.doc_json))
+    doc = checked.doc
+    open_flags = checked.open_flags()
+    if g is None or a is None or not (1 <= g <= len(doc["games"]) and 1 <= a <= len(doc["games"][g - 1]["actions"])):
+        gi, ai = (open_flags[0][0], open_flags[0][1]) if open_flags else (0, 0)
+    else:
+        gi, ai = g - 1, a - 1
+    act = doc["games"][gi]["actions"][ai]
+    before, after = checked.positions(gi, ai)
+    names = tuple(doc["players"])
+    flagged = sorted({(x + 1, y + 1) for x, y, _f in open_flags})
+    later = [f for f in flagged if f > (gi + 1, ai + 1)]
+    earlier = [f for f in flagged if f < (gi + 1, ai + 1)]
+    ctx = {
+        "login": login, "match": m, "t": t, "doc": doc, "findings": checked.findings, "open_flags": open_flags,
+        "gi": gi, "ai": ai, "act": act, "kind_label": KIND_LABEL, "xgid": checked.xgid(gi, ai),
+        "svg_before": board_svg(before, names=names, title="before"),
+        "svg_after": board_svg(after, changed=before, names=names, title="after"),
+        "alts": alternatives(checked, gi, ai), "flagged": set(flagged),
+        "next_flag": (later or flagged or [None])[0], "prev_flag": (earlier[-1:] or flagged[-1:] or [None])[0],
+        "locked": t.status != "needs_review",
+    }
+    return templates.TemplateResponse(request, "review.html", ctx)
+
+
+def login_redirect(request: Request, next_url: str):
+    return RedirectResponse(f"/login?next={quote(next_url)}", status_code=303)
+

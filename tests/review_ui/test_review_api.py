@@ -1,0 +1,323 @@
+"""Review API and pages against the real app (real SQLite with migrations, argon2, the rules engine)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from review_ui.models import Match
+from transcriber.gnubg import find_gnubg, gnubg_reimport
+from transcriber.mat import parse_mat
+from transcriber.replay import replay_match
+
+from .review_helpers import MAT, MISREAD, PASSWORD, REPORT, add_match, add_users, login, upload
+
+
+@pytest.fixture
+def app_client(client):
+    add_users(client.app_state)
+    client.match_id = add_match(client.app_state)
+    return client
+
+
+@pytest.fixture
+def ann(app_client):
+    """ann (staff) logged in, with the fixture transcript loaded on the match."""
+    h = login(app_client, "ann")
+    r = upload(app_client, app_client.match_id, h)
+    assert r.status_code == 201, r.text
+    app_client.h = h
+    return app_client
+
+
+def other(client, username: str) -> tuple[TestClient, dict]:
+    """A second browser on the same server, logged in as ``username``."""
+    c = TestClient(client.app)
+    c.match_id = client.match_id
+    return c, login(c, username)
+
+
+def url(client, tail: str = "") -> str:
+    return f"/api/v1/matches/{client.match_id}/transcript{tail}"
+
+
+def edit(client, headers, version, **body):
+    return client.post(url(client, "/edits"), json={"version": version, **body}, headers=headers)
+
+
+# ----------------------------------------------------------------------------- accounts
+
+
+def test_login_wrong_password_and_unknown_user(app_client):
+    assert app_client.post("/api/v1/login", json={"username": "ann", "password": "nope"}).status_code == 401
+    assert app_client.post("/api/v1/login", json={"username": "zed", "password": PASSWORD}).status_code == 401
+    assert app_client.get("/api/v1/me").status_code == 401
+
+
+def test_session_cookie_is_httponly_samesite_and_password_hashed(app_client):
+    r = app_client.post("/api/v1/login", json={"username": "ann", "password": PASSWORD})
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    from review_ui.review_models import User
+
+    with app_client.app_state.db.session() as s:
+        u = s.query(User).filter_by(username="ann").one()
+        assert u.password_hash.startswith("$argon2id$") and PASSWORD not in u.password_hash
+
+
+@pytest.mark.parametrize("method,path", [
+    ("get", "/api/v1/me"), ("get", "/api/v1/review/matches"), ("get", "/api/v1/matches/1/transcript"),
+    ("get", "/api/v1/matches/1/transcript/games/1/actions/1"), ("get", "/api/v1/matches/1/transcript.mat"),
+    ("get", "/api/v1/matches/1/audit"), ("post", "/api/v1/matches/1/transcript/edits"),
+    ("post", "/api/v1/matches/1/transcript/undo"), ("post", "/api/v1/matches/1/transcript/approve"),
+    ("post", "/api/v1/matches/1/transcript/reopen"), ("post", "/api/v1/matches/1/transcript/submitted"),
+    ("post", "/api/v1/matches/1/transcript"), ("post", "/api/v1/users"), ("post", "/api/v1/logout"),
+])
+def test_every_review_route_needs_a_login(ann, method, path):
+    anon = TestClient(ann.app)
+    r = getattr(anon, method)(path, **({"json": {"version": 1}} if method == "post" else {}))
+    assert r.status_code == 401 and "not logged in" in r.text, (path, r.text)
+
+
+@pytest.mark.parametrize("path", ["/", "/matches/1"])
+def test_pages_redirect_to_login(ann, path):
+    anon = TestClient(ann.app)
+    r = anon.get(path, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/login?next=")
+
+
+def test_csrf_missing_or_wrong_is_refused(ann):
+    r = edit(ann, {}, 1, op="accept", game=1, action=1)
+    assert r.status_code == 403 and "CSRF" in r.text
+    r = edit(ann, {"X-CSRF-Token": "forged"}, 1, op="accept", game=1, action=1)
+    assert r.status_code == 403
+    assert ann.get(url(ann)).json()["version"] == 1  # nothing changed
+
+
+def test_csrf_token_of_another_session_is_refused(ann):
+    _c, ben_h = other(ann, "ben")
+    assert edit(ann, ben_h, 1, op="accept", game=1, action=1).status_code == 403
+
+
+def test_login_form_needs_its_csrf_cookie(app_client):
+    r = app_client.post("/login", data={"username": "ann", "password": PASSWORD, "csrf_token": "x"},
+                        follow_redirects=False)
+    assert r.status_code == 403
+    page = app_client.get("/login")
+    token = page.text.split('name="csrf_token" value="')[1].split('"')[0]
+    r = app_client.post("/login", data={"username": "ann", "password": "wrong", "csrf_token": token},
+                        follow_redirects=False)
+    assert r.status_code == 303 and "error=1" in r.headers["location"]
+    r = app_client.post("/login", data={"username": "ann", "password": PASSWORD, "csrf_token": token,
+                                        "next": "//evil.example/"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/"
+    assert app_client.get("/").status_code == 200
+
+
+def test_logout_ends_the_session(ann):
+    assert ann.post("/api/v1/logout", headers=ann.h).status_code == 200
+    assert ann.get("/api/v1/me").status_code == 401
+
+
+def test_only_a_director_creates_accounts(ann):
+    body = {"username": "carl", "password": "long enough pw", "role": "staff"}
+    assert ann.post("/api/v1/users", json=body, headers=ann.h).status_code == 403
+    d, dh = other(ann, "dora")
+    assert d.post("/api/v1/users", json=body, headers=dh).status_code == 201
+    assert d.post("/api/v1/users", json=body, headers=dh).status_code == 422  # exists
+    assert d.post("/api/v1/users", json={**body, "username": "x", "password": "short"}, headers=dh).status_code == 422
+    assert d.post("/api/v1/users", json={**body, "username": "y", "role": "king"}, headers=dh).status_code == 422
+    login(TestClient(ann.app), "carl", "long enough pw")
+
+
+# ----------------------------------------------------------------------------- uploads
+
+
+def test_upload_loads_the_transcript(ann):
+    t = ann.get(url(ann)).json()
+    assert t["version"] == 1 and t["status"] == "needs_review" and t["players"] == ["Alice", "Bob"]
+    assert t["findings"] == [] and len(t["open_flags"]) == 32
+    with ann.app_state.db.session() as s:
+        assert (s.get(Match, ann.match_id).player1, s.get(Match, ann.match_id).player2) == ("Alice", "Bob")
+
+
+@pytest.mark.parametrize("report,mat,message", [
+    (b"{not json", None, "not JSON (line 1"),
+    (b"\xff\xfe\x00", None, "not UTF-8"),
+    (b"[]", None, "not a JSON object"),
+    (json.dumps({"players": ["A"], "length": 7, "games": []}).encode(), False, "two names"),
+    (json.dumps({"players": ["A", "B"], "length": 7, "games": [{"actions": [
+        {"kind": "move", "player": 0, "dice": [7, 1], "play": "8/1"}]}]}).encode(), False, "game 1 action 1: 'dice'"),
+    (json.dumps({"players": ["A", "B"], "length": 7, "games": [{"actions": [
+        {"kind": "wave", "player": 0}]}]}).encode(), False, "unknown kind 'wave'"),
+    (None, b" 7 point match\n\n Game 1\n A : 0   B : 0\n  1) 31: 8/5 6/5\n", "is not the report's match"),
+    (None, b"garbage\n", "the .mat does not read"),
+])
+def test_bad_uploads_get_a_clear_422(app_client, report, mat, message):
+    h = login(app_client, "ann")
+    r = upload(app_client, app_client.match_id, h, report=report, mat=mat)
+    assert r.status_code == 422 and message in r.json()["detail"], r.text
+    assert app_client.get(url(app_client)).status_code == 404  # nothing half-loaded
+
+
+def test_upload_twice_or_to_no_match(ann):
+    assert upload(ann, ann.match_id, ann.h).status_code == 409
+    assert upload(ann, 999, ann.h).status_code == 404
+    assert ann.post(url(ann), headers=ann.h).status_code == 422  # no file at all
+
+
+def test_upload_without_mat_is_accepted(app_client):
+    h = login(app_client, "ann")
+    assert upload(app_client, app_client.match_id, h, mat=False).status_code == 201
+
+
+# ----------------------------------------------------------------------------- review
+
+
+def test_action_has_xgid_and_ranked_alternatives_with_the_truth_first(ann):
+    g, a = MISREAD
+    r = ann.get(url(ann, f"/games/{g}/actions/{a}")).json()
+    assert r["action"]["dice"] == [1, 5] and r["xgid"].startswith("XGID=")
+    assert r["alternatives"][0]["dice"] == [1, 2] and r["alternatives"][0]["play"] == "2/off 1/off"
+    assert ann.get(url(ann, "/games/9/actions/1")).status_code == 404
+
+
+def test_pick_alternative_resolves_the_flag_and_is_audited(ann):
+    g, a = MISREAD
+    r = edit(ann, ann.h, 1, op="set_move", game=g, action=a, dice=[1, 2], play="2/off 1/off",
+             how="picked alternative 1")
+    assert r.status_code == 200, r.text
+    t = r.json()
+    assert t["version"] == 2 and t["findings"] == []
+    act = t["games"][g - 1]["actions"][a - 1]
+    assert act["dice"] == [1, 2] and all(f["resolved"]["by"] == "ann" for f in act["flags"])
+    assert (g, a) not in {(f["game"], f["action"]) for f in t["open_flags"]}
+    log = ann.get(f"/api/v1/matches/{ann.match_id}/audit").json()
+    last = log[-1]
+    assert last["username"] == "ann" and last["action"] == "set_move" and last["target"] == f"game {g} action {a}"
+    assert json.loads(last["before"])["dice"] == [1, 5] and json.loads(last["after"])["dice"] == [1, 2]
+    assert last["version"] == 2
+
+
+def test_two_editors_the_second_gets_a_conflict_and_nothing_is_overwritten(ann):
+    ben, ben_h = other(ann, "ben")
+    assert ben.get(url(ann)).json()["version"] == 1  # both have version 1 open
+    assert edit(ann, ann.h, 1, op="set_players", players=["Alice A", "Bob B"]).status_code == 200
+    r = edit(ben, ben_h, 1, op="set_players", players=["Zed", "Yan"])
+    assert r.status_code == 409
+    d = r.json()["detail"]
+    assert d["version"] == 2 and d["updated_by"] == "ann" and "changed by ann" in d["message"]
+    t = ann.get(url(ann)).json()
+    assert t["players"] == ["Alice A", "Bob B"] and t["version"] == 2
+    assert edit(ben, ben_h, 2, op="set_players", players=["Zed", "Yan"]).status_code == 200  # after reloading
+
+
+def test_illegal_play_shows_findings_and_undo_restores(ann):
+    r = edit(ann, ann.h, 1, op="set_move", game=1, action=1, dice=[5, 2], play="24/17")
+    assert r.status_code == 200
+    assert r.json()["findings"], "the validator must object to an illegal play"
+    assert ann.post(url(ann, "/approve"), json={"version": 2}, headers=ann.h).status_code == 409
+    r = ann.post(url(ann, "/undo"), json={"version": 2}, headers=ann.h)
+    assert r.status_code == 200 and r.json()["version"] == 3 and r.json()["findings"] == []
+    assert r.json()["games"] == json.loads(ann.get(url(ann)).text)["games"]
+    assert ann.get(f"/api/v1/matches/{ann.match_id}/audit").json()[-1]["action"] == "undo"
+
+
+def test_bad_edits_get_422(ann):
+    assert edit(ann, ann.h, 1, op="set_move", game=1, action=1, dice=[5, 2], play="hello/world").status_code == 422
+    assert edit(ann, ann.h, 1, op="set_move", game=1, action=1, dice=[9, 2], play="").status_code == 422
+    assert edit(ann, ann.h, 1, op="set_kind", game=1, action=1, kind="take").status_code == 422
+    assert edit(ann, ann.h, 1, op="accept", game=7, action=1).status_code == 422
+    assert edit(ann, ann.h, 1, op="fly").status_code == 422
+    assert edit(ann, ann.h, 1, op="set_result", game=1, winner=3, points=1).status_code == 422
+    assert ann.get(url(ann)).json()["version"] == 1
+    assert ann.post(url(ann, "/undo"), json={"version": 1}, headers=ann.h).status_code == 409  # nothing to undo
+
+
+def _clear_all_flags(client, headers) -> int:
+    t = client.get(url(client)).json()
+    v = t["version"]
+    g, a = MISREAD
+    v = edit(client, headers, v, op="set_move", game=g, action=a, dice=[1, 2], play="2/off 1/off").json()["version"]
+    for f in client.get(url(client)).json()["open_flags"]:
+        r = edit(client, headers, v, op="accept", game=f["game"], action=f["action"])
+        if r.status_code == 200:
+            v = r.json()["version"]
+    assert client.get(url(client)).json()["open_flags"] == []
+    return v
+
+
+def test_approve_locks_starts_retention_and_exports_a_valid_mat(ann):
+    r = ann.post(url(ann, "/approve"), json={"version": 1}, headers=ann.h)
+    assert r.status_code == 409 and "flags open" in r.json()["detail"]["message"]
+    v = _clear_all_flags(ann, ann.h)
+    r = ann.post(url(ann, "/approve"), json={"version": v}, headers=ann.h)
+    assert r.status_code == 200 and r.json()["status"] == "approved" and r.json()["approved_by"] == "ann"
+    with ann.app_state.db.session() as s:
+        assert s.get(Match, ann.match_id).approved_at is not None  # the retention clock runs
+    assert edit(ann, ann.h, v + 1, op="accept", game=1, action=1).status_code == 423
+    r = ann.get(url(ann, ".mat"))
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    rec = parse_mat(r.text)
+    assert replay_match(rec).problems == []
+    g, a = MISREAD
+    assert rec.games[g - 1].actions[a - 1].dice == (1, 2)  # the fix is in the file
+    assert r.text != MAT.read_text()
+
+
+def test_reopen_is_for_directors_and_submitted_needs_approval(ann):
+    assert ann.post(url(ann, "/submitted"), json={"version": 1}, headers=ann.h).status_code == 409
+    v = _clear_all_flags(ann, ann.h)
+    v = ann.post(url(ann, "/approve"), json={"version": v}, headers=ann.h).json()["version"]
+    assert ann.post(url(ann, "/reopen"), json={"version": v}, headers=ann.h).status_code == 403
+    d, dh = other(ann, "dora")
+    r = d.post(url(ann, "/reopen"), json={"version": v}, headers=dh)
+    assert r.status_code == 200 and r.json()["status"] == "needs_review"
+    with ann.app_state.db.session() as s:
+        assert s.get(Match, ann.match_id).approved_at is None
+    v = ann.post(url(ann, "/approve"), json={"version": v + 1}, headers=ann.h).json()["version"]
+    r = ann.post(url(ann, "/submitted"), json={"version": v}, headers=ann.h)
+    assert r.status_code == 200 and r.json()["status"] == "submitted" and r.json()["submitted_at"]
+    actions = [x["action"] for x in ann.get(f"/api/v1/matches/{ann.match_id}/audit").json()]
+    assert actions[-4:] == ["approve", "reopen", "approve", "submitted"]
+
+
+def test_mat_download_refused_while_invalid(ann):
+    edit(ann, ann.h, 1, op="set_move", game=1, action=1, dice=[5, 2], play="24/17")
+    r = ann.get(url(ann, ".mat"))
+    assert r.status_code == 409 and "refusing to write an invalid match" in r.json()["detail"]["message"]
+
+
+def test_dashboard_and_review_pages(ann):
+    page = ann.get("/")
+    assert page.status_code == 200 and "Alice – Bob" in page.text and "needs review" in page.text
+    rows = ann.get("/api/v1/review/matches").json()
+    assert rows[0]["open_flags"] == 32 and rows[0]["status"] == "needs_review"
+    g, a = MISREAD
+    page = ann.get(f"/matches/{ann.match_id}?g={g}&a={a}")
+    assert page.status_code == 200
+    html = page.text
+    assert html.count("<svg") == 2 and "XGID=" in html and 'data-dice="1,2" data-play="2/off 1/off"' in html
+    assert 'name="csrf-token"' in html and page.headers["x-frame-options"] == "DENY"
+    first = ann.get(f"/matches/{ann.match_id}").text  # no selection: the first open flag
+    assert 'class="flag selected' in first.replace("flag  selected", "flag selected")
+
+
+@pytest.mark.gnubg
+@pytest.mark.skipif(find_gnubg() is None, reason="GNU Backgammon is not installed (apt-get install gnubg)")
+def test_exported_mat_imports_into_gnubg(ann, tmp_path):
+    v = _clear_all_flags(ann, ann.h)
+    ann.post(url(ann, "/approve"), json={"version": v}, headers=ann.h)
+    path = tmp_path / "m.mat"
+    path.write_bytes(ann.get(url(ann, ".mat")).content)
+    back = gnubg_reimport(path)
+    ours = parse_mat(path.read_text())
+    assert [len(g.actions) for g in back.games] == [len(g.actions) for g in ours.games]
+    assert back.games[MISREAD[0] - 1].actions[MISREAD[1] - 1].dice == (1, 2)
+
+
+def test_report_fixture_is_the_decoder_format():
+    doc = json.loads(REPORT.read_text())
+    assert doc["mat_written"] and {"players", "length", "games", "flags"} <= doc.keys()
