@@ -1,0 +1,155 @@
+"""The review page in a real browser: Debian's chromium driven by Playwright against a real server
+(`bgscribe serve` on 127.0.0.1, real SQLite). Logs in, opens a match with flags, fixes the misread one by
+picking an alternative with the keyboard, clears the rest, approves, downloads the .mat, checks that it
+validates and that GNU Backgammon imports it. Screenshots go to test-artifacts/ (CI keeps them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from review_ui.api.review import load_transcript
+from review_ui.auth import create_user
+from review_ui.db import Database
+from review_ui.services import create_event, create_match, register_board
+from review_ui.transcripts import doc_from_report
+from transcriber.gnubg import find_gnubg, gnubg_reimport
+from transcriber.mat import parse_mat
+from transcriber.replay import replay_match
+
+from .review_helpers import MAT, MISREAD, PASSWORD, REPORT
+
+CHROMIUM = os.environ.get("BGSCRIBE_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+playwright_api = pytest.importorskip("playwright.sync_api",
+                                     reason="playwright is not installed (pip install -e '.[dev]')")
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                       reason=f"chromium not found at {CHROMIUM} (apt-get install chromium)"),
+    pytest.mark.skipif(find_gnubg() is None, reason="GNU Backgammon is not installed (apt-get install gnubg)"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path):
+    data = tmp_path / "data"
+    db = Database(f"sqlite:///{(data / 'bgscribe.db').resolve()}")
+    with db.session() as s:
+        ev = create_event(s, "EPC Leg 3")
+        board = register_board(s, 7, "board-7-token", ev)
+        m = create_match(s, ev, board, datetime(2026, 11, 29, 10), ended_at=datetime(2026, 11, 29, 11))
+        create_user(s, "ann", PASSWORD, "staff")
+        report = json.loads(REPORT.read_text())
+        load_transcript(s, m, doc_from_report(report, MAT.read_text()), report, None)
+        match_id = m.id
+    db.dispose()
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "bgscribe", "serve", "--data", str(data), "--port", str(port),
+                             "--purge-interval", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                if httpx.get(base + "/api/v1/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None:
+                pytest.fail(f"the server exited: {proc.stdout.read()}")
+            time.sleep(0.1)
+        else:
+            pytest.fail("the server did not start within 20 s")
+        yield base, match_id
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture
+def page():
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        pg = context.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        yield pg
+        browser.close()
+        assert errors == [], f"JavaScript errors: {errors}"
+
+
+def test_review_fix_approve_download(server, page, tmp_path):
+    base, match_id = server
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(f"{base}/")
+    assert "/login" in page.url  # not logged in: the login form
+    page.fill("input[name=username]", "ann")
+    page.fill("input[name=password]", "wrong password")
+    page.click("button[type=submit]")
+    assert page.get_by_role("alert").inner_text().startswith("Wrong username or password")
+    page.fill("input[name=username]", "ann")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_selector("table.matches")
+    assert "needs review" in page.inner_text("table.matches")
+    page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
+
+    page.click("a.review-link")
+    page.wait_for_selector("#review")
+    assert page.inner_text("#flags-left") == "32"
+    g, a = MISREAD
+    page.click(f'nav.moves a[href="?g={g}&a={a}"]')
+    page.wait_for_url(re.compile(rf"g={g}&a={a}$"))
+    page.wait_for_selector("svg.board")
+    assert page.locator("svg.board").count() == 2
+    assert page.inner_text("ol.alts li:first-child button").endswith("12: 2/off 1/off")
+    page.screenshot(path=str(ARTIFACTS / "review.png"), full_page=True)
+
+    with page.expect_navigation():
+        page.keyboard.press("1")  # one key: pick the first alternative, and on to the next open flag
+    row = page.locator("nav.moves tr", has=page.locator(f'a[href="?g={g}&a={a}"]'))
+    assert "12: 2/off 1/off" in row.inner_text()
+    left = int(page.inner_text("#flags-left"))
+    assert left < 32
+    while left:  # the rest were read right: accept each (one key per flag)
+        with page.expect_navigation():
+            page.keyboard.press("a")
+        now = int(page.inner_text("#flags-left"))
+        assert now < left
+        left = now
+    page.screenshot(path=str(ARTIFACTS / "review-cleared.png"), full_page=True)
+    with page.expect_navigation():
+        page.click("#approve")
+    assert page.inner_text("#status") == "approved"
+
+    with page.expect_download() as dl:
+        page.click("#download")
+    path = tmp_path / "approved.mat"
+    dl.value.save_as(path)
+    rec = parse_mat(path.read_text())
+    assert replay_match(rec).problems == []
+    assert rec.games[g - 1].actions[a - 1].dice == (1, 2)
+    back = gnubg_reimport(path)
+    assert [len(x.actions) for x in back.games] == [len(x.actions) for x in rec.games]
+    assert back.games[g - 1].actions[a - 1].dice == (1, 2)
+    shutil.copyfile(path, ARTIFACTS / "approved.mat")
