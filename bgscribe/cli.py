@@ -292,6 +292,18 @@ def add_footage_commands(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_purge)
 
+    p = sub.add_parser(
+        "adduser", help="create a review-page account (staff or director)",
+        description="Create an account for the review page. The password comes from $BGSCRIBE_PASSWORD, else "
+                    "it is asked for twice; it is stored as an argon2id hash.")
+    p.add_argument("username")
+    p.add_argument("--role", choices=("staff", "director"), default="staff",
+                   help="staff review and approve; a director also creates accounts and reopens approved "
+                        "transcripts (default: staff)")
+    p.add_argument("--config", metavar="FILE", help="TOML settings file (default: $BGSCRIBE_CONFIG)")
+    p.add_argument("--data", metavar="DIR", help="data folder (default: bgscribe-data)")
+    p.set_defaults(func=cmd_adduser)
+
 
 def cmd_capture(args) -> int:
     from capture.cli import run
@@ -309,6 +321,12 @@ def cmd_purge(args) -> int:
     from review_ui.cli import purge
 
     return purge(args)
+
+
+def cmd_adduser(args) -> int:
+    from review_ui.accounts_cli import adduser
+
+    return adduser(args)
 
 if __name__ == "__main__":
     sys.exit(main())
