@@ -378,3 +378,20 @@ def match_rows(session: Session) -> list[dict]:
             row.update(open_flags=len(c.open_flags()), findings=len(c.findings), version=t.version)
         out.append(row)
     return out
+
+
+@router.get("/events/{event_id}/bmab-bundle.zip")
+def get_bundle(event_id: int, login: LoginDep, session: SessionDep):
+    """The approved matches' `.mat` files and a manifest (event, players, board, match IDs, sha256)."""
+    from ..bundle import bmab_bundle
+    from ..models import Event
+
+    ev = session.get(Event, event_id)
+    if ev is None:
+        raise HTTPException(404, f"no event {event_id}")
+    data, _manifest = bmab_bundle(session, ev)
+    audit(session, login, None, "bmab_bundle", f"event {event_id}", "", f"{len(_manifest['matches'])} matches")
+    session.commit()
+    return Response(data, media_type="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="bmab_event{event_id}.zip"'})
+

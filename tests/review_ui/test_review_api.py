@@ -321,3 +321,29 @@ def test_exported_mat_imports_into_gnubg(ann, tmp_path):
 def test_report_fixture_is_the_decoder_format():
     doc = json.loads(REPORT.read_text())
     assert doc["mat_written"] and {"players", "length", "games", "flags"} <= doc.keys()
+
+
+def test_bmab_bundle_holds_approved_matches_with_checksums(ann):
+    import hashlib
+    import io
+    import zipfile
+
+    second = add_match(ann.app_state, board=8)  # no transcript: left out
+    assert TestClient(ann.app).get("/api/v1/events/1/bmab-bundle.zip").status_code == 401
+    assert ann.get("/api/v1/events/99/bmab-bundle.zip").status_code == 404
+    z = zipfile.ZipFile(io.BytesIO(ann.get("/api/v1/events/1/bmab-bundle.zip").content))
+    assert json.loads(z.read("manifest.json"))["matches"] == []  # nothing approved yet
+    v = _clear_all_flags(ann, ann.h)
+    ann.post(url(ann, "/approve"), json={"version": v}, headers=ann.h)
+    r = ann.get("/api/v1/events/1/bmab-bundle.zip")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    z = zipfile.ZipFile(io.BytesIO(r.content))
+    manifest = json.loads(z.read("manifest.json"))
+    assert manifest["event"] == "EPC Leg 3"
+    [entry] = manifest["matches"]
+    data = z.read(entry["file"])
+    assert entry["sha256"] == hashlib.sha256(data).hexdigest() and entry["board"] == 7
+    assert entry["players"] == ["Alice", "Bob"] and entry["match_id"].startswith("bgs-")
+    rec = parse_mat(data.decode())
+    assert replay_match(rec).problems == [] and rec.meta["Event"] == "EPC Leg 3" and rec.meta["Board"] == "7"
+    assert [x["match"] for x in manifest["left_out"]] == [second]
