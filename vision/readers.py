@@ -39,7 +39,7 @@ NAMES = ("points", "bar", "tray", "dice_heat", "dice", "cube")
 N_POINT_CLASSES = 1 + 2 * MAX_COUNT  # empty, light 1..15, dark 1..15
 DIE_CROP = 48  # px of the full-resolution board (32 mm) around a die candidate
 HEAT_STRIDE = 4  # heat-map cells per pixel of the half-resolution board
-HEAT_THRESHOLD = 0.35  # a die candidate's peak (probability) must reach this
+HEAT_THRESHOLD = 0.2  # a die candidate's peak must reach this (chosen on calibration frames, not held-out ones)
 CUBE_CROP = 64  # px the cube windows are resized to
 CUBE_WINDOW = 62.0  # mm: the square window around each cube place on the bar
 CUBE_FACES = (2, 4, 8, 16, 32, 64)  # the cube classifier: 0 = no cube, then these faces
@@ -127,15 +127,94 @@ def nchw(batch: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32)
 
 
-def point_probs_to_slot(p: np.ndarray) -> SlotReading:
-    """31-way point probabilities -> marginal light and dark count distributions (a point holds one colour)."""
+def point_probs_to_slot(p: np.ndarray, light_p: float | None = None) -> SlotReading:
+    """31-way point probabilities -> light and dark count distributions (a point holds one colour).
+
+    With ``light_p`` (the board-level colour judgement, see `point_colours`) the classifier's
+    count is kept and its colour replaced: P(light k) = P(k checkers) * light_p."""
     light = np.zeros(MAX_COUNT + 1)
     dark = np.zeros(MAX_COUNT + 1)
-    light[1:] = p[1:1 + MAX_COUNT]
-    dark[1:] = p[1 + MAX_COUNT:]
+    if light_p is None:
+        light[1:] = p[1:1 + MAX_COUNT]
+        dark[1:] = p[1 + MAX_COUNT:]
+    else:
+        n = p[1:1 + MAX_COUNT] + p[1 + MAX_COUNT:]
+        light[1:] = n * light_p
+        dark[1:] = n * (1.0 - light_p)
     light[0] = 1.0 - light[1:].sum()
     dark[0] = 1.0 - dark[1:].sum()
     return SlotReading(np.clip(light, 0, 1), np.clip(dark, 0, 1))
+
+
+def _luma(bgr: np.ndarray) -> np.ndarray:
+    return bgr[..., 0] * 0.114 + bgr[..., 1] * 0.587 + bgr[..., 2] * 0.299
+
+
+MIN_GAP = 40.0  # luma between the two checker colours' clusters for the split to count
+
+
+def point_colours(points: np.ndarray, p: np.ndarray) -> tuple[list[float | None], float | None]:
+    """Which colour each occupied point holds, judged across the whole board.
+
+    A classifier that sees one point cannot know which of two unfamiliar colours is "light"
+    (on a board with yellow and blue checkers it may call yellow dark); the board can: the
+    occupied points' first checkers fall into two colour clusters (Lab), and the lighter is
+    light. Returns P(light) per point (None: keep the classifier's own colour) and the luma
+    threshold between the clusters (None when the board shows only one colour)."""
+    occupied = np.nonzero(p[:, 0] < 0.5)[0]
+    out: list[float | None] = [None] * len(p)
+    if len(occupied) < 2:
+        return out, None
+    # the first checker sits 21 mm from the base: the crop's rows 168..182, centre columns
+    patch = points[occupied, 168:182, 18:30].reshape(len(occupied), -1, 3)
+    med = np.median(patch, axis=1).astype(np.uint8)
+    lab = cv2.cvtColor(med[None], cv2.COLOR_BGR2LAB)[0].astype(np.float64)
+    # two clusters in Lab (hue tells yellow from blue where light and glare blur brightness),
+    # started from the best split by lightness
+    ls = np.sort(lab[:, 0])
+    best, cut = -1.0, float(ls[0])
+    for i in range(1, len(ls)):
+        between = i * (len(ls) - i) * (ls[i:].mean() - ls[:i].mean()) ** 2
+        if between > best:
+            best, cut = between, float((ls[i - 1] + ls[i]) / 2)
+    light_c = lab[:, 0] > cut
+    for _ in range(10):
+        if light_c.all() or not light_c.any():
+            return out, None
+        c1, c0 = lab[light_c].mean(0), lab[~light_c].mean(0)
+        d1, d0 = np.linalg.norm(lab - c1, axis=1), np.linalg.norm(lab - c0, axis=1)
+        new = d1 < d0
+        if (new == light_c).all():
+            break
+        light_c = new
+    if c1[0] < c0[0]:  # the lighter cluster is light
+        c0, c1, d0, d1 = c1, c0, d1, d0
+    gap = float(np.linalg.norm(c1 - c0))
+    if gap < MIN_GAP or c1[0] - c0[0] < MIN_GAP / 2:
+        return out, None
+    scale = gap / 12
+    for k, a_, b_ in zip(occupied, d0, d1):
+        out[int(k)] = float(1.0 / (1.0 + np.exp(-np.clip((a_ - b_) / scale, -30, 30))))
+    y = _luma(med.astype(np.float32))
+    thr = float((y[d1 < d0].mean() + y[d1 >= d0].mean()) / 2) if (d1 < d0).any() and (d1 >= d0).any() else None
+    return out, thr
+
+
+def tray_colours(crop: np.ndarray, light: np.ndarray, dark: np.ndarray,
+                 thr: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """A tray read as one colour whose row is clearly on the other side of the board's luma
+    threshold (see `point_colours`) is the other colour: the two heads are swapped."""
+    nl, nd = int(np.argmax(light)), int(np.argmax(dark))
+    if thr is None or (nl > 0) == (nd > 0):
+        return light, dark
+    n = max(nl, nd)
+    rows = int(round((4 + n * 6.65) * crop.shape[0] / 215.0))
+    row = crop[crop.shape[0] - max(rows, 3):crop.shape[0] - 1, 10:30].reshape(-1, 3).astype(np.float32)
+    y = float(_luma(np.median(row, axis=0)))
+    looks_light = y > thr
+    if looks_light != (nl > 0):
+        return dark, light
+    return light, dark
 
 
 def point_label(light: int, dark: int) -> int:
@@ -214,6 +293,8 @@ class Readers:
             so.intra_op_num_threads = threads
             so.inter_op_num_threads = 1
             so.log_severity_level = 3
+            # six sessions run one after another: threads spinning after one run would steal the next one's cores
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
             sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
             meta = sess.get_modelmeta().custom_metadata_map
             temps = json.loads(meta.get("temperature", "[1.0]"))
@@ -225,21 +306,23 @@ class Readers:
         points, bar, trays = slot_crops(rect, geom)
         m = self._m["points"]
         p = _softmax(m.run(nchw(points))[0], m.temperature[0])
-        out = [point_probs_to_slot(row) for row in p]
+        light_p, thr = point_colours(points, p)
+        out = [point_probs_to_slot(row, c) for row, c in zip(p, light_p)]
         m = self._m["bar"]
         lo, do = m.run(nchw(bar[None]))
         out.append(SlotReading(_softmax(lo[0], m.temperature[0]), _softmax(do[0], m.temperature[-1])))
         m = self._m["tray"]
         lo, do = m.run(nchw(trays))
         for k in range(2):
-            out.append(SlotReading(_softmax(lo[k], m.temperature[0]), _softmax(do[k], m.temperature[-1])))
+            light, dark = _softmax(lo[k], m.temperature[0]), _softmax(do[k], m.temperature[-1])
+            out.append(SlotReading(*tray_colours(trays[k], light, dark, thr)))
         assert len(out) == N_SLOTS
         return out
 
     def read_dice(self, rect: np.ndarray, geom: BoardGeometry) -> list[DieReading]:
         m = self._m["dice_heat"]
         heat = _sigmoid(m.run(nchw(heat_input(rect)[None]))[0][0, 0] / m.temperature[0])
-        peaks = find_peaks(heat)
+        peaks = find_peaks(heat, HEAT_THRESHOLD)
         if not peaks:
             return []
         centres = [heat_to_rect(x, y) for x, y, _ in peaks]

@@ -318,7 +318,7 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
         lp = z - np.log(np.exp(z).sum(1, keepdims=True))
         return float(-lp[np.arange(len(y)), y].mean())
 
-    a, b = math.log(0.3), math.log(5.0)
+    a, b = math.log(0.1), math.log(10.0)
     gr = (math.sqrt(5) - 1) / 2
     for _ in range(40):
         c, d = b - gr * (b - a), a + gr * (b - a)
@@ -386,7 +386,10 @@ def _cached(cache: Path | None, key: str, make) -> dict:
 
 
 def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0, eval_frames: int = 200,
-          command: str = "", cache: Path | None = None) -> dict:
+          command: str = "", cache: Path | None = None, only: list[str] | None = None) -> dict:
+    """Train ``only`` these models (default: all), sharing ``minutes`` in the proportions of `SHARES`;
+    then measure the whole reader set in ``out`` and rewrite every model card that has a training
+    record (``<name>.train.json``)."""
     import torch
 
     torch.set_num_threads(2)
@@ -408,28 +411,40 @@ def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0,
     gen_s = time.time() - t_start
     sizes = {k: len(v) for k, v in data.items()}
     log(f"data: {sizes} in {gen_s:.0f} s")
-    summaries, temps = {}, {}
-    for name in NAMES:
-        model, summary = train_model(name, data, SHARES[name] * minutes * 60, seed, log)
-        temps[name] = temperatures(name, model, calib)
-        summaries[name] = summary
-        log(f"{name}: trained ({summary}), temperature {temps[name]}")
+    names = [n for n in NAMES if not only or n in only]
+    total_share = sum(SHARES[n] for n in names)
+    for name in names:
+        model, summary = train_model(name, data, SHARES[name] / total_share * minutes * 60, seed, log)
+        temps = temperatures(name, model, calib)
+        log(f"{name}: trained ({summary}), temperature {temps}")
         card = {"command": command, "data": _data_card(n_frames, seed, sizes)}
-        export(name, model, out / f"{name}.onnx", temps[name], card)
+        export(name, model, out / f"{name}.onnx", temps, card)
+        record = {"command": command, "n_frames": n_frames, "seed": seed, "sizes": sizes, "summary": summary,
+                  "temperature": temps, "data_s": round(gen_s), "recipe_minutes": minutes}
+        (out / f"{name}.train.json").write_text(json.dumps(record, indent=2) + "\n")
     del data
+    result = refresh_cards(out, eval_frames, log)
+    result.update({"minutes_total": round((time.time() - t_start) / 60, 1), "data_s": round(gen_s)})
+    (out / "readers.metrics.json").write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def refresh_cards(out: Path, eval_frames: int = 200, log=print) -> dict:
+    """Measure the reader set in ``out`` on held-out frames and rewrite every model card from its
+    training record (``<name>.train.json``) and these figures."""
     from .readers_eval import evaluate
 
     metrics = {}
     for profile in ("standard", "hard"):
         metrics[profile] = evaluate(out, profile, eval_frames, noise=2.0, seed=0)
         log(f"held-out {profile}: {json.dumps(metrics[profile])}")
-    total_s = time.time() - t_start
     for name in NAMES:
-        write_card(out, name, command, n_frames, seed, sizes, summaries[name], temps[name], metrics,
-                   gen_s, total_s)
-    result = {"minutes_total": round(total_s / 60, 1), "data_s": round(gen_s), "held_out": metrics}
-    (out / "readers.metrics.json").write_text(json.dumps(result, indent=2) + "\n")
-    return result
+        rec_path = out / f"{name}.train.json"
+        if rec_path.exists():
+            r = json.loads(rec_path.read_text())
+            write_card(out, name, r["command"], r["n_frames"], r["seed"], r["sizes"], r["summary"],
+                       r["temperature"], metrics, r["data_s"], r["recipe_minutes"])
+    return {"held_out": metrics, "eval_frames": eval_frames}
 
 
 def _data_card(n_frames: int, seed: int, sizes: dict) -> dict:
@@ -443,11 +458,15 @@ def _data_card(n_frames: int, seed: int, sizes: dict) -> dict:
 DESIGNS = {
     "points": "31-way classifier of a point crop (192x48 BGR, base at the bottom): empty, light 1..15, "
               "dark 1..15. Five 3x3 conv+BN+ReLU layers (16-32-48-48-64 channels, four of stride 2), "
-              "flattened (where the stack ends matters), FC 128, FC 31. All 24 points run as one batch.",
+              "flattened (where the stack ends matters), FC 128, FC 31. All 24 points run as one batch. At run time "
+              "the count is the classifier's and the colour is judged across the board "
+              "(`vision.readers.point_colours`: the occupied points' first checkers form two clusters in Lab; the "
+              "lighter one is light), since one crop cannot tell which of two unfamiliar colours is light.",
     "bar": "The bar crop (320x40): five conv layers (16-32-32-48-64), FC 128, two heads: light 0..15 "
            "(the upper half) and dark 0..15.",
     "tray": "A tray crop (160x40, checkers on edge, the row starting at the bottom): five conv layers, FC 128, "
-            "two heads: light 0..15 and dark 0..15.",
+            "two heads: light 0..15 and dark 0..15. A one-colour row clearly on the other side of the board's "
+            "light/dark threshold (from the points) has its heads swapped (`vision.readers.tray_colours`).",
     "dice_heat": "Fully convolutional die-centre heat-map over the half-resolution board (0.75 px/mm, "
                  "360x513): 3x3 convs 12-24-24-24-24 (two of stride 2, dilations 1, 2, 4), 1x1 to one logit "
                  "per 4 px cell. Trained with CenterNet's focal loss on Gaussian targets at where each die shows.",
@@ -461,7 +480,7 @@ DESIGNS = {
 
 
 def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, sizes: dict, summary: dict,
-               temps: list[float], metrics: dict, gen_s: float, total_s: float) -> None:
+               temps: list[float], metrics: dict, gen_s: float, minutes: float) -> None:
     size_kb = (out / f"{name}.onnx").stat().st_size / 1024
     relevant = {"points": ["point_acc", "slot_acc", "exact_position"], "bar": ["bar_acc", "slot_acc"],
                 "tray": ["tray_acc", "slot_acc"], "dice_heat": ["dice_recall", "dice_false_per_frame"],
@@ -471,8 +490,9 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
              f"- file: `models/{name}.onnx`, {size_kb:.0f} KB; input `image`: float32 NCHW, raw BGR 0..255",
              f"- temperature (fitted on the calibration frames, applied by `vision.readers`): {temps}", "",
              "## Recipe", "", "```sh", command, "```", "",
-             f"CPU only (2 cores): rendering {gen_s / 60:.0f} min, the whole recipe {total_s / 60:.0f} min; this "
-             f"model: {summary['steps']} steps of batch {summary['batch']} in {summary['seconds']} s "
+             f"CPU only (2 cores): rendering {gen_s / 60:.0f} min (once; `--cache` keeps it), then {minutes:g} min "
+             f"of training shared by the models trained in the command; this model: {summary['steps']} steps "
+             f"of batch {summary['batch']} in {summary['seconds']} s "
              f"({summary['examples_seen'] / max(summary['train_examples'], 1):.1f} passes over "
              f"{summary['train_examples']} examples). AdamW 2e-3, cosine over the time budget; colour "
              "augmentation (channel shuffle, gains, contrast, grey, noise), left-right flips for slots.", "",
@@ -499,6 +519,8 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
 def add_arguments(p) -> None:
     p.add_argument("--frames", type=int, default=4000, help="training frames to render (default: %(default)s)")
     p.add_argument("--cache", metavar="DIR", help="keep the rendered examples here (a rerun skips rendering)")
+    p.add_argument("--only", nargs="+", choices=NAMES, metavar="MODEL",
+                   help=f"train only these ({', '.join(NAMES)}); the others in --out stay as they are")
     p.add_argument("--eval-frames", type=int, default=200,
                    help="held-out frames per profile for the model cards (default: %(default)s)")
 
@@ -506,8 +528,9 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     minutes = args.minutes if args.minutes is not None else 45.0
     command = (f"bgscribe train readers --out {args.out} --minutes {minutes:g} --frames {args.frames} "
-               f"--seed {args.seed}")
+               f"--seed {args.seed}" + (f" --only {' '.join(args.only)}" if args.only else ""))
     result = train(Path(args.out), minutes=minutes, n_frames=args.frames, seed=args.seed,
-                   eval_frames=args.eval_frames, command=command, cache=Path(args.cache) if args.cache else None)
+                   eval_frames=args.eval_frames, command=command, cache=Path(args.cache) if args.cache else None,
+                   only=args.only)
     print(json.dumps(result, indent=2))
     return 0
