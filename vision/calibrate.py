@@ -80,7 +80,9 @@ class BoardLocator:
         pts, conf = self.coarse(frame)
         net_q = float(np.clip(conf.min() / 0.5, 0, 1))
         refined, fit_q = refine(frame, pts)
-        if refined is not None and np.abs(refined - pts).max() < 0.02 * frame.shape[1]:
+        # Trust the edge fit only where it agrees with the network: a refit that wanders further than the
+        # network's own error has locked onto another edge (wood grain, a shadow, the field's rim).
+        if refined is not None and fit_q >= 0.7 and np.abs(refined - pts).max() < 0.008 * frame.shape[1]:
             return Calibration(refined, min(1.0, 0.5 * net_q + 0.5 * fit_q), refined=True)
         return Calibration(pts, 0.6 * net_q)
 
