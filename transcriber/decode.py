@@ -84,9 +84,11 @@ def infer_seating(first: Settle, p0_light: bool = True) -> tuple[Seating, float]
 def dice_candidates(settle: Settle, opening: bool) -> list[tuple[float, tuple[int, int]]]:
     """(log-probability, dice) for the likeliest readings of a settle's dice."""
     d = settle.dice
-    if d is None or len(d.values) < 2:
+    if d is None or not d.values:
         return []
-    v1, v2 = (np.log(np.maximum(v, 1e-9)) for v in d.values[:2])
+    # A die the camera missed (under a hand, against a checker) is any value: the play decides it.
+    values = list(d.values[:2]) + [np.full(6, 1 / 6)] * (2 - len(d.values[:2]))
+    v1, v2 = (np.log(np.maximum(v, 1e-9)) for v in values)
     out = []
     for a, b in itertools.product(range(6), range(6)):
         lp = float(v1[a] + v2[b])
@@ -150,7 +152,7 @@ def cut_segments(ss: list[Settle]) -> list[Segment]:
     segs: list[Segment] = []
     prev = None
     for s in ss:
-        thrown = s.dice is not None and len(s.dice.values) >= 2
+        thrown = s.dice is not None and len(s.dice.values) >= 1
         if thrown and not s.dice.same_throw(prev):
             segs.append(Segment([s]))
         elif segs:
@@ -159,7 +161,8 @@ def cut_segments(ss: list[Settle]) -> list[Segment]:
             segs.append(Segment([s]))  # settles before the first roll: the set-up
         prev = s.dice if thrown else None
     for seg in segs:  # one reading of the roll: every settle that shows these dice, weighted by reads
-        reads = [t for t in seg.settles if t.dice is not None and t.dice.same_throw(seg.roll.dice)]
+        reads = [t for t in seg.settles if t.dice is not None and t.dice.same_throw(seg.roll.dice)
+                 and len(t.dice.values) == len(seg.roll.dice.values)]
         if len(reads) > 1:
             n = sum(t.reads for t in reads)
             values = [sum(t.dice.values[k] * t.reads for t in reads) / n for k in range(len(seg.roll.dice.values))]
@@ -224,7 +227,7 @@ class Decoder:
 
     def _decode_game(self, game: Game, segs: list[Segment]) -> None:
         beam = [Hyp(0.0, Position.opening(), None)]
-        rolls = [seg for seg in segs if seg.roll.dice is not None and len(seg.roll.dice.values) >= 2
+        rolls = [seg for seg in segs if seg.roll.dice is not None and len(seg.roll.dice.values) >= 1
                  and not (seg.roll.dice.cocked > 0.5 or (seg.roll.dice.on_checker > 0.5 and
                                                           not self.profile.dice_on_checker_valid))]
         # (set-up settles before the opening roll are skipped; so are rolls that do not count: rerolled)

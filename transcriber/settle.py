@@ -28,9 +28,14 @@ class DiceRead:
         return tuple(sorted(int(np.argmax(v)) + 1 for v in self.values))
 
     def same_throw(self, other: DiceRead | None, tol_mm: float = 12.0) -> bool:
-        """The same dice lying where they lay (values may be read differently; positions do not lie)."""
-        return (other is not None and len(other.xs) == len(self.xs)
-                and all(abs(a - b) < tol_mm for a, b in zip(sorted(self.xs), sorted(other.xs))))
+        """The same dice lying where they lay (values may be read differently, and a die may be missed
+        in one read; positions do not lie): every die of the sparser read lies where one of the other's did."""
+        if other is None or not self.xs or not other.xs:
+            return False
+        if len(self.xs) == len(other.xs):
+            return all(abs(a - b) < tol_mm for a, b in zip(sorted(self.xs), sorted(other.xs)))
+        few, many = sorted((self.xs, other.xs), key=len)
+        return all(any(abs(a - b) < tol_mm for b in many) for a in few)
 
 
 @dataclass
@@ -99,7 +104,9 @@ def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Se
             prev.logp = (prev.logp * n + logp) / (n + 1)
             prev.reads = n + 1
             prev.t1 = obs.t
-            if dice is not None and prev.dice is not None and dice.same_throw(prev.dice):
+            if dice is not None and (prev.dice is None or len(dice.values) > len(prev.dice.values)):
+                prev.dice = dice  # a die missed before is seen now: the fuller read wins
+            elif dice is not None and len(dice.values) == len(prev.dice.values) and dice.same_throw(prev.dice):
                 prev.dice = DiceRead([(a * n + b) / (n + 1) for a, b in zip(prev.dice.values, dice.values)],
                                      prev.dice.xs, max(prev.dice.cocked, dice.cocked),
                                      max(prev.dice.on_checker, dice.on_checker))
