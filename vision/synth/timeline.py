@@ -257,7 +257,7 @@ class Director:
                 out.append((x, y, float(self.rng.uniform(0, 360))))
         return out
 
-    def roll(self, player: int, values: tuple[int, ...], opening_other: int | None = None) -> None:
+    def roll(self, player: int, values: tuple[int, ...]) -> None:
         """The roller's hand shakes the cup over their right half; the dice tumble and settle.
         Cocked dice, and dice on a checker where the rules say reroll, are picked up and rolled again."""
         while True:
