@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
+
+from transcriber.fileio import write_text_atomic
 
 from . import __version__
 
@@ -170,7 +170,7 @@ def cmd_convert(args) -> int:
         sys.stdout.write(text)
         return 0
     try:
-        write_atomic(Path(args.out), text)
+        write_text_atomic(Path(args.out), text)
     except OSError as e:
         print(f"bgscribe convert: cannot write {args.out}: {e.strerror}", file=sys.stderr)
         return 1
@@ -194,27 +194,12 @@ def cmd_demo(args) -> int:
             continue
         try:
             dest = out / (src.stem + ".mat")
-            write_atomic(dest, write_mat(read_mat(src)))
+            write_text_atomic(dest, write_mat(read_mat(src)))
             print(f"  -> {dest}")
         except (MatchFormatError, OSError) as e:
             print(f"  cannot convert: {e}", file=sys.stderr)
             status = 1
     return status
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename: a full disk never leaves half a file behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def add_footage_commands(sub) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+
+from transcriber.fileio import write_text_atomic
 
 SCHEMA = 1
 
@@ -91,15 +91,5 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
 
 
 def write_json_atomic(path: Path, data: dict) -> None:
-    """Temporary file, fsync, rename: a crash or a full disk never leaves half a manifest."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """A crash or a full disk never leaves half a manifest."""
+    write_text_atomic(path, json.dumps(data, indent=1))

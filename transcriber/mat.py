@@ -16,6 +16,7 @@ from pathlib import Path
 from statistics import median
 
 from .errors import MatchFormatError, NotationError
+from .fileio import write_text_atomic
 from .moves import parse_paths
 from .record import Action, Beaver, Double, Drop, Game, MatchRecord, Move, Raccoon, Resign, RulesProfile, Take, Timeout
 
@@ -245,7 +246,7 @@ def write_mat(record: MatchRecord, path: str | Path | None = None, *, allow_inva
         out.append("")
     text = "\n".join(out) + "\n"
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8", newline="\n")
+        write_text_atomic(path, text)
     return text
 
 
