@@ -10,6 +10,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -42,6 +43,9 @@ class Event(Base):
     legal_hold: Mapped[bool] = mapped_column(Boolean, default=False)
     legal_hold_reason: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    # Event set-up (review_ui/setup.py): a key of transcriber.record.PROFILES and the match length (0: money).
+    rules_profile: Mapped[str] = mapped_column(String(16), default="bmab", server_default="bmab")
+    match_length: Mapped[int] = mapped_column(Integer, default=7, server_default="7")
 
     boards: Mapped[list[Board]] = relationship(back_populates="event")
 
@@ -56,6 +60,7 @@ class Board(Base):
     token_hash: Mapped[str] = mapped_column(String(64))
     last_seen_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     preview_jpeg: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    token_set_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)  # created or rotated
 
     event: Mapped[Event | None] = relationship(back_populates="boards")
 
@@ -69,6 +74,7 @@ segment_matches = Table(
 
 class Match(Base):
     __tablename__ = "matches"
+    __table_args__ = (Index("uq_matches_round_board", "round_id", "board_id", unique=True),)
     id: Mapped[int] = mapped_column(primary_key=True)
     event_id: Mapped[int] = mapped_column(ForeignKey("events.id"))
     board_id: Mapped[int] = mapped_column(ForeignKey("boards.id"))
@@ -78,9 +84,16 @@ class Match(Base):
     ended_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     approved_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)  # transcript approved
     legal_hold: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A pairing (review_ui/setup.py): the round and the players' rows; player1/player2 keep the names.
+    round_id: Mapped[int | None] = mapped_column(ForeignKey("rounds.id", name="fk_matches_round_id"), nullable=True)
+    player_a_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", name="fk_matches_player_a_id"),
+                                                    nullable=True)
+    player_b_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", name="fk_matches_player_b_id"),
+                                                    nullable=True)
 
     event: Mapped[Event] = relationship()
     board: Mapped[Board] = relationship()
+    round: Mapped[Round | None] = relationship()  # noqa: F821 - defined in setup_models
     segments: Mapped[list[Segment]] = relationship(secondary=segment_matches, back_populates="matches")
 
 
@@ -146,4 +159,5 @@ class PurgeLog(Base):
 
 
 # The review page's tables (accounts, transcripts, audit log) share this metadata and its migrations.
-from . import review_models  # noqa: E402, F401
+from . import review_models, setup_models  # noqa: E402, F401
+from .setup_models import Player, Round  # noqa: E402, F401
