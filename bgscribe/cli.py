@@ -244,6 +244,9 @@ def add_footage_commands(sub) -> None:
     p.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
                    help="at shutdown, keep uploading the spool this long (default: %(default)s)")
     p.add_argument("--loop", action="store_true", help="replay a video file forever (demo)")
+    p.add_argument("--replay-speed", type=float, default=1.0, metavar="X",
+                   help="replay a video file at X times real time (0: as fast as possible); timestamps keep "
+                        "the footage's own times (default 1)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p.set_defaults(func=cmd_capture)
 

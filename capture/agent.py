@@ -47,6 +47,7 @@ class AgentConfig:
     upload_retry_max: float = 30.0
     drain_seconds: float = 10.0  # at shutdown, how long to keep uploading the spool
     loop: bool = False
+    replay_speed: float = 1.0  # for a file source: 0 = as fast as the encoder goes (demo, tests)
 
     def __post_init__(self):
         if (self.store is None) == (self.server is None):
@@ -117,7 +118,7 @@ class Agent:
         enc = cfg.encoder
         self.reader = SourceReader(cfg.source, SourceOptions(width=enc.width, height=enc.height, fps=enc.fps,
                                                              read_timeout=max(0.5, cfg.stall_timeout - 0.5),
-                                                             loop=cfg.loop),
+                                                             loop=cfg.loop, speed=cfg.replay_speed),
                                    maxsize=max(30, int(enc.fps * 4)), backoff_max=cfg.reconnect_max)
         self.reader.start()
         self.state = "waiting for camera"

@@ -40,7 +40,8 @@ def run(args) -> int:
                                     preset=args.preset, crf=args.crf),
             stall_timeout=args.stall_timeout, reconnect_max=args.reconnect_max, warn_free_mb=args.warn_free_mb,
             min_free_mb=args.min_free_mb, heartbeat_seconds=args.heartbeat, upload_retry_max=args.upload_retry_max,
-            drain_seconds=args.drain, loop=args.loop)
+            drain_seconds=args.drain, loop=args.loop,
+            replay_speed=args.replay_speed)
     except ValueError as e:
         print(f"bgscribe capture: {e}", file=sys.stderr)
         return 2

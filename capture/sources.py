@@ -45,6 +45,9 @@ class SourceOptions:
     open_timeout: float = 10.0
     read_timeout: float = 3.0  # no data for this long = stalled
     loop: bool = False  # replay a file forever (demo)
+    # Files only: replay pace as a multiple of real time (0 = as fast as the recorder takes frames).
+    # Frames are stamped with footage time, so segments keep the footage's real durations.
+    speed: float = 1.0
     rtsp_transport: str = ""  # "tcp" or "udp" to force one; default: UDP, then TCP
 
 
@@ -100,18 +103,24 @@ class Source:
             # releases stale frames after a stall. Live sources decode with slice threads only.
             s.thread_type = "SLICE" if live else "AUTO"
             t0 = None
+            last = 0.0
             while True:
                 try:
                     for frame in c.decode(s):
-                        if not live:
-                            # Real-time pace: frame time relative to the first frame of the replay.
-                            ft = float(frame.time or 0.0)
-                            if t0 is None:
-                                t0 = time.time() - ft
-                            delay = t0 + ft - time.time()
+                        if live:
+                            yield time.time(), frame
+                            continue
+                        # Paced replay: frame time relative to the first frame of the replay.
+                        ft = float(frame.time or 0.0)
+                        if t0 is None:  # a looped file continues after its last stamp
+                            r0, f0 = time.time(), ft
+                            t0 = max(r0, last + 1.0 / (self.opts.fps or 15.0)) - ft
+                        if self.opts.speed > 0:
+                            delay = r0 + (ft - f0) / self.opts.speed - time.time()
                             if delay > 0:
                                 time.sleep(delay)
-                        yield time.time(), frame
+                        last = t0 + ft
+                        yield last, frame
                 except av.error.EOFError:
                     pass
                 except (av.error.FFmpegError, OSError) as e:
@@ -192,6 +201,15 @@ class SourceReader(threading.Thread):
             delay = min(delay * 2, self.backoff_max)
 
     def _put(self, item) -> None:
+        if self.source is not None and self.source.kind == "file":
+            # A file waits for the recorder (a camera would not: its frames are dropped below).
+            while not self.stop_event.is_set():
+                try:
+                    self.queue.put(item, timeout=0.5)
+                    return
+                except queue.Full:
+                    continue
+            return
         while True:
             try:
                 self.queue.put_nowait(item)

@@ -58,3 +58,22 @@ def test_replay_is_recorded_into_segments_that_add_up(tmp_path, clips, seconds, 
         # A keyframe every second: what a crash can lose is bounded by that.
         assert probe(video).keyframes >= m["frames"] // fps
     assert "stopped after" in a.text()
+
+
+@needs_ffmpeg
+def test_fast_replay_keeps_every_frame_and_the_footage_times(tmp_path, clips):
+    """--replay-speed 0 (the demo's way in): as fast as the encoder goes, yet nothing is dropped and the
+    segments are stamped with footage time, so they span the clip's length, not the replay's."""
+    fps, seconds = 15, 24
+    clip = clips(seconds)
+    store = tmp_path / "store"
+    a = agent(7, str(clip), tmp_path, "--store", str(store), "--segment-seconds", "8", "--fps", str(fps),
+              "--replay-speed", "0")
+    assert a.wait(timeout=120) == 0, a.text()[-3000:]
+    ms = manifests(store)
+    assert sum(m["frames"] for m in ms) == seconds * fps and all(m["dropped_frames"] == 0 for m in ms)
+    numbers = [n for m in ms for n in frame_numbers(next(store.rglob(m["segment_id"] + ".mp4")))]
+    assert numbers == list(range(seconds * fps))
+    assert len(ms) == 3
+    span = parse_iso(ms[-1]["end"]) - parse_iso(ms[0]["start"])
+    assert abs(span - seconds) < 0.5, span
