@@ -24,6 +24,7 @@ from .auth import (
     start_session,
 )
 from .board_svg import board_svg
+from .footage_frames import locate, match_segments
 from .models import Match
 from .transcripts import alternatives, check
 
@@ -100,16 +101,37 @@ def review_page(request: Request, match_id: int, login: PageLoginDep, session: S
     flagged = sorted({(x + 1, y + 1) for x, y, _f in open_flags})
     later = [f for f in flagged if f > (gi + 1, ai + 1)]
     earlier = [f for f in flagged if f < (gi + 1, ai + 1)]
+    next_flag = (later or flagged or [None])[0]
     ctx = {
         "login": login, "match": m, "t": t, "doc": doc, "findings": checked.findings, "open_flags": open_flags,
         "gi": gi, "ai": ai, "act": act, "kind_label": KIND_LABEL, "xgid": checked.xgid(gi, ai),
         "svg_before": board_svg(before, names=names, title="before"),
         "svg_after": board_svg(after, changed=before, names=names, title="after"),
         "alts": alternatives(checked, gi, ai), "flagged": set(flagged),
-        "next_flag": (later or flagged or [None])[0], "prev_flag": (earlier[-1:] or flagged[-1:] or [None])[0],
+        "next_flag": next_flag, "prev_flag": (earlier[-1:] or flagged[-1:] or [None])[0],
         "locked": t.status != "needs_review",
+        **_camera(match_id, match_segments(session, match_id), act, doc, next_flag),
     }
     return templates.TemplateResponse(request, "review.html", ctx)
+
+
+CLIP_BEFORE = 5.0  # seconds of footage before the action where its clip starts
+
+
+def _camera(match_id: int, segments, act: dict, doc: dict, next_flag) -> dict:
+    """The camera frame and clip for the selected action (or why there is none), and the next flag's frame to
+    prefetch."""
+    at = locate(segments, act.get("time"))
+    out = {"footage": at, "frame_url": None, "clip_url": None, "clip_start": 0.0, "prefetch_url": None}
+    if at.available:
+        out["frame_url"] = f"/api/v1/matches/{match_id}/frame.jpg?t={at.t:g}"
+        out["clip_url"] = f"/api/v1/matches/{match_id}/segments/{at.segment.id}.mp4"
+        out["clip_start"] = round(max(0.0, at.offset - CLIP_BEFORE), 2)
+    if next_flag:
+        nt = doc["games"][next_flag[0] - 1]["actions"][next_flag[1] - 1].get("time")
+        if nt is not None and locate(segments, nt).available:
+            out["prefetch_url"] = f"/api/v1/matches/{match_id}/frame.jpg?t={nt:g}"
+    return out
 
 
 def login_redirect(request: Request, next_url: str):

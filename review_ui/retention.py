@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -105,7 +106,11 @@ class PurgeReport:
 
 
 def purge(session: Session, store: FootageStore, *, now: datetime | None = None, dry_run: bool = False,
-          trigger: str = "bgscribe purge") -> PurgeReport:
+          trigger: str = "bgscribe purge", frame_cache: Path | None = None) -> PurgeReport:
+    """Apply every event's policy. `frame_cache`: the review page's cache of decoded frames
+    (footage_frames.cache_dir), whose frames of a purged segment are deleted with it."""
+    from .footage_frames import drop_cached_frames
+
     now = now or utcnow()
     report = PurgeReport(dry_run=dry_run)
     segs = session.scalars(select(Segment).where(Segment.deleted_at.is_(None)).order_by(Segment.id)).all()
@@ -145,6 +150,7 @@ def purge(session: Session, store: FootageStore, *, now: datetime | None = None,
         seg.deleted_at = now
         entry.verified_absent = True
         session.commit()
+        drop_cached_frames(frame_cache, seg.id)
         item.deleted = True
         log.info("purged %s (board %d, %d bytes): %s [%s]", seg.segment_id, seg.board.number, seg.bytes,
                  d.reason, d.policy)

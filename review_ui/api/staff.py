@@ -167,7 +167,10 @@ def get_purge_log(session: SessionDep, limit: int = 1000):
 
 @router.post("/purge")
 def post_purge(request: Request, session: SessionDep, dry_run: bool = False):
-    return purge(session, request.app.state.store, dry_run=dry_run, trigger="staff API").as_dict()
+    from ..footage_frames import cache_dir
+
+    return purge(session, request.app.state.store, dry_run=dry_run, trigger="staff API",
+                 frame_cache=cache_dir(request.app.state.settings.data_dir)).as_dict()
 
 
 def _404(what: str):

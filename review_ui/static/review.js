@@ -100,6 +100,42 @@
     }
     e.preventDefault();
   });
+  // The camera frame: a clear note instead of a broken image if it cannot be shown; step a second either way.
+  const frame = document.getElementById("frame");
+  const missing = document.getElementById("frame-missing");
+  const camera = document.getElementById("camera");
+  let frameT = camera && camera.dataset.t !== "" ? Number(camera.dataset.t) : null;
+  if (frame) {
+    frame.addEventListener("error", async () => {
+      let why = "the frame could not be loaded";
+      try {
+        const r = await fetch(frame.src, {credentials: "same-origin"});
+        const d = await r.json();
+        if (d && typeof d.detail === "string") why = d.detail;
+      } catch (e) { /* keep the generic reason */ }
+      frame.hidden = true;
+      missing.textContent = "No camera frame: " + why + ".";
+      missing.hidden = false;
+    });
+    frame.addEventListener("load", () => { frame.hidden = false; missing.hidden = true; });
+    document.querySelectorAll("button.step").forEach(b => b.addEventListener("click", () => {
+      frameT = Math.max(0, Math.round((frameT + Number(b.dataset.step)) * 10) / 10);
+      frame.src = "/api/v1/matches/" + match + "/frame.jpg?t=" + frameT;
+      const label = document.getElementById("frame-time");
+      if (label) label.textContent = Math.floor(frameT / 60) + ":" + (frameT % 60).toFixed(1).padStart(4, "0");
+    }));
+  }
+  const clip = document.getElementById("clip");
+  if (clip) {
+    clip.addEventListener("loadedmetadata", () => {
+      const start = Number(clip.dataset.start);
+      if (Math.abs(clip.currentTime - start) > 0.5) clip.currentTime = start;
+    });
+    document.getElementById("clip-box").addEventListener("toggle", e => {
+      if (e.target.open) clip.preload = "auto"; else clip.pause();
+    });
+  }
+
   const sel = document.querySelector("nav.moves tr.selected");
   if (sel) sel.scrollIntoView({block: "center"});
 })();
