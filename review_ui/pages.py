@@ -11,9 +11,11 @@ from urllib.parse import quote
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from .api.deps import SessionDep
-from .api.review import get_transcript, match_rows
+from .api.review import get_transcript
 from .auth import (
     LOGIN_CSRF_COOKIE,
     SESSION_COOKIE,
@@ -24,8 +26,11 @@ from .auth import (
     start_session,
 )
 from .board_svg import board_svg
+from .dashboard import board_rows, match_rows
 from .footage_frames import locate, match_segments
-from .models import Match
+from .models import Match, Segment, segment_matches
+from .review_models import Transcript
+from .services import utcnow
 from .transcripts import alternatives, check
 
 HERE = Path(__file__).parent
@@ -76,9 +81,45 @@ def logout_post(login: PageLoginDep, session: SessionDep):
     return resp
 
 
+# ----------------------------------------------------------------------------- PIPELINE HOOK
+# The one place the dashboard asks the background pipeline where a match is. Lead: switch the body to
+#     from .pipeline import match_stage
+#     return match_stage(session, match.id)
+# Until then the stage is read from the database: footage linked and the match still on -> "recording";
+# footage linked and the match over -> "transcribing"; no footage -> None (shown as "waiting").
+
+
+def pipeline_stage(session: Session, match: Match) -> dict:
+    """{"stage": "recording" | "observing" | "transcribing" | "failed" | None, "score": [a, b] | None,
+    "error": str} for a match (stage None once a transcript exists, or when nothing is known)."""
+    out = {"stage": None, "score": None, "error": ""}
+    if session.scalar(select(Transcript.id).where(Transcript.match_id == match.id)) is not None:
+        return out
+    live = (select(segment_matches.c.segment_id).join(Segment, Segment.id == segment_matches.c.segment_id)
+            .where(segment_matches.c.match_id == match.id, Segment.deleted_at.is_(None)).limit(1))
+    if session.scalar(live) is not None:
+        out["stage"] = "recording" if match.ended_at is None or match.ended_at > utcnow() else "transcribing"
+    return out
+
+
+# ----------------------------------------------------------------------------- dashboard
+
+
+def _dashboard_ctx(login, session: Session) -> dict:
+    return {"login": login, "boards": board_rows(session, pipeline_stage), "rows": match_rows(session, pipeline_stage),
+            "now": utcnow()}
+
+
 @router.get("/", response_class=HTMLResponse)
 def dashboard(request: Request, login: PageLoginDep, session: SessionDep):
-    return templates.TemplateResponse(request, "dashboard.html", {"login": login, "rows": match_rows(session)})
+    return templates.TemplateResponse(request, "dashboard.html", _dashboard_ctx(login, session))
+
+
+@router.get("/dashboard/live", response_class=HTMLResponse)
+def dashboard_live(request: Request, login: PageLoginDep, session: SessionDep):
+    """The dashboard's boards and matches alone, for its refresh every few seconds."""
+    return templates.TemplateResponse(request, "_live.html", _dashboard_ctx(login, session),
+                                      headers={"Cache-Control": "no-store"})
 
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)

@@ -13,13 +13,14 @@ def add_review(app: FastAPI) -> None:
     from urllib.parse import quote
 
     from . import pages, setup_pages
-    from .api import footage, review
+    from .api import footage, live, review
     from .api import setup as setup_api
     from .auth import LoginRequired
 
     app.include_router(review.router)
     app.include_router(setup_api.router)
     app.include_router(footage.router)
+    app.include_router(live.router)
     app.include_router(pages.router)
     app.include_router(setup_pages.router)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")

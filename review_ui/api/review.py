@@ -365,19 +365,10 @@ def get_review_matches(login: LoginDep, session: SessionDep):
 
 
 def match_rows(session: Session) -> list[dict]:
-    out = []
-    transcripts = {t.match_id: t for t in session.scalars(select(Transcript))}
-    for m in session.scalars(select(Match).order_by(Match.id)):
-        t = transcripts.get(m.id)
-        row = {"id": m.id, "event": m.event.name, "board": m.board.number, "player1": m.player1,
-               "player2": m.player2, "started_at": m.started_at, "ended_at": m.ended_at,
-               "status": "recording" if m.ended_at is None and t is None else "transcribing" if t is None
-               else t.status, "open_flags": None, "findings": None, "version": None}
-        if t is not None:
-            c = check(json.loads(t.doc_json))
-            row.update(open_flags=len(c.open_flags()), findings=len(c.findings), version=t.version)
-        out.append(row)
-    return out
+    from ..dashboard import match_rows as rows
+    from ..pages import pipeline_stage
+
+    return rows(session, pipeline_stage)
 
 
 @router.get("/events/{event_id}/bmab-bundle.zip")

@@ -1,0 +1,119 @@
+"""The live dashboard's data: every board (agent online, preview still, its match in the current round with
+players, score, status and flags left) and every match's status.
+
+A match's status runs recording → transcribing → needs review → approved → submitted. Before a transcript
+exists it is the background pipeline's stage (`stage`: a function (session, match) -> {"stage", "score",
+"error"}, see `pages.pipeline_stage`); with one, the transcript's own status. Open flags and validator
+findings are counted once per transcript version (cached), so a dashboard refresh stays cheap.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, defer
+
+from .models import Board, Event, Heartbeat, Match
+from .review_models import Transcript
+from .services import utcnow
+from .setup import current_round
+from .transcripts import check
+
+ONLINE_SECONDS = 30  # an agent is online if its last heartbeat is at most this old
+WAITING = "waiting"  # no footage and no transcript yet
+
+Stage = Callable[[Session, Match], dict]
+
+_counts: dict[tuple, tuple[int, int, list[int] | None]] = {}
+
+
+def transcript_counts(t: Transcript) -> tuple[int, int, list[int] | None]:
+    """(open flags, validator findings, score so far) of a transcript version; computed once per version."""
+    key = (t.id, t.match_id, t.version, t.created_at, t.updated_at)
+    got = _counts.get(key)
+    if got is None:
+        c = check(json.loads(t.doc_json))
+        got = (len(c.open_flags()), len(c.findings), transcript_score(c.doc))
+        if len(_counts) > 2000:
+            _counts.clear()
+        _counts[key] = got
+    return got
+
+
+def transcript_score(doc: dict) -> list[int] | None:
+    """The match score after the transcript's last game (its score before, plus the points won in it)."""
+    if not doc.get("games"):
+        return None
+    g = doc["games"][-1]
+    score = list(g.get("score") or [0, 0])
+    if g.get("winner") in (0, 1) and g.get("points"):
+        score[g["winner"]] += g["points"]
+    return score
+
+
+def match_status(s: Session, m: Match, t: Transcript | None, stage: Stage) -> dict:
+    info = stage(s, m) or {}
+    row = {"status": t.status if t is not None else info.get("stage") or WAITING, "score": info.get("score"),
+           "error": info.get("error") or "", "open_flags": None, "findings": None,
+           "version": t.version if t is not None else None}
+    if t is not None:
+        flags, findings, score = transcript_counts(t)
+        row.update(open_flags=flags, findings=findings, score=row["score"] or score)
+    return row
+
+
+def _transcripts(s: Session) -> dict[int, Transcript]:
+    q = select(Transcript).options(defer(Transcript.doc_json), defer(Transcript.report_json))
+    return {t.match_id: t for t in s.scalars(q)}
+
+
+def match_rows(s: Session, stage: Stage) -> list[dict]:
+    """Every match with its round, board, players, status, score and flags left."""
+    transcripts = _transcripts(s)
+    out = []
+    for m in s.scalars(select(Match).order_by(Match.id)):
+        out.append({"id": m.id, "event": m.event.name, "round": m.round.number if m.round else None,
+                    "board": m.board.number, "player1": m.player1, "player2": m.player2,
+                    "length": m.event.match_length, "started_at": m.started_at, "ended_at": m.ended_at,
+                    **match_status(s, m, transcripts.get(m.id), stage)})
+    return out
+
+
+def board_match(s: Session, b: Board, rounds: dict[int, object], now: datetime) -> Match | None:
+    """The board's match in its event's current round; without rounds, its latest match that has started."""
+    r = rounds.get(b.event_id)
+    if r is not None:
+        m = s.scalar(select(Match).where(Match.round_id == r.id, Match.board_id == b.id))
+        if m is not None:
+            return m
+    q = select(Match).where(Match.board_id == b.id)
+    return (s.scalar(q.where(Match.started_at <= now).order_by(Match.started_at.desc(), Match.id.desc()))
+            or s.scalar(q.order_by(Match.started_at, Match.id)))
+
+
+def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[dict]:
+    now = now or utcnow()
+    transcripts = _transcripts(s)
+    rounds = {ev.id: current_round(s, ev, now) for ev in s.scalars(select(Event))}
+    out = []
+    for b in s.scalars(select(Board).order_by(Board.number)):
+        age = (now - b.last_seen_at).total_seconds() if b.last_seen_at else None
+        hb = s.scalar(select(Heartbeat).where(Heartbeat.board_id == b.id).order_by(Heartbeat.id.desc()).limit(1))
+        row = {"number": b.number, "event": b.event.name if b.event else None,
+               "online": age is not None and age <= ONLINE_SECONDS, "last_seen_at": b.last_seen_at,
+               "seen_seconds_ago": None if age is None else round(age),
+               "preview": b.preview_jpeg is not None,
+               "preview_version": int(b.last_seen_at.timestamp()) if b.last_seen_at else 0,
+               "agent": None if hb is None else {"state": hb.state, "fps": hb.fps, "dropped_frames": hb.dropped_frames,
+                                                 "spool_segments": hb.spool_segments, "error": hb.error},
+               "match": None}
+        m = board_match(s, b, rounds, now)
+        if m is not None:
+            row["match"] = {"id": m.id, "round": m.round.number if m.round else None, "player1": m.player1,
+                            "player2": m.player2, "length": m.event.match_length,
+                            **match_status(s, m, transcripts.get(m.id), stage)}
+        out.append(row)
+    return out
