@@ -93,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     add_eval_arguments(p)
     p.set_defaults(func=lambda a: _run("vision.cli", "run_eval", a))
 
+    from .hardware_cli import add_hardware_commands
+
+    add_hardware_commands(sub)  # hardware plan / markers, check-camera, register-board
+
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

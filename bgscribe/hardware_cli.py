@@ -1,0 +1,369 @@
+"""The camera kit commands: `hardware plan`, `hardware markers`, `check-camera` and `register-board`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def add_hardware_commands(sub) -> None:
+    p = sub.add_parser(
+        "hardware", help="plan a board camera's mount; print the corner marker sheet",
+        description="The camera kit. 'plan' works out how high to mount a camera so the board fills the frame "
+                    "and whether a die gets enough pixels to be read (thresholds measured with the simulator); "
+                    "'markers' writes the printable corner marker sheet. See hardware/README.md.")
+    hw = p.add_subparsers(dest="hw_command", metavar="WHAT")
+    pl = hw.add_parser(
+        "plan", help="mount height and pixels per die / checker for a camera",
+        description="For a camera straight above the board's centre, the board's long side along the picture: the "
+                    "mount height at which the board plus a margin fills the frame, pixels per millimetre, per "
+                    "die, per pip and per checker, and a verdict against what the vision stage needs (a die of at "
+                    "least 12 px; see hardware/README.md). Exit status 1 when the camera cannot do it.")
+    pl.add_argument("--board-width-mm", type=float, default=None,
+                    help="the board's outer width, frame and trays included (default: a 19-inch tournament board, "
+                         "684 mm)")
+    pl.add_argument("--board-depth-mm", type=float, default=None,
+                    help="outer depth, player to player (default: in the tournament board's proportion, 480 mm)")
+    pl.add_argument("--resolution", default="1280x720", metavar="WxH", help="the recording resolution "
+                    "(default: %(default)s)")
+    pl.add_argument("--hfov", type=float, default=62.0, metavar="DEG",
+                    help="the lens's horizontal field of view at that resolution, degrees (default: %(default)s; "
+                         "webcams say 'diagonal' - 78 deg diagonal is about 70 across)")
+    pl.add_argument("--margin", type=float, default=None, metavar="FRACTION",
+                    help="room round the board on each side, as a fraction of its size (default: 0.12)")
+    pl.add_argument("--json", action="store_true", help="print the plan as JSON")
+    pl.set_defaults(func=cmd_hardware_plan)
+    mk = hw.add_parser(
+        "markers", help="write the printable corner marker sheet (PDF or PNG)",
+        description="Write a page of four ArUco markers (4x4_50, ids 0-3), one per board corner, with cut lines "
+                    "and a 100 mm scale bar. Print at 100 %% on matt paper.")
+    mk.add_argument("--out", required=True, metavar="FILE.pdf|FILE.png")
+    mk.add_argument("--dpi", type=int, default=300, help="resolution (default: %(default)s)")
+    mk.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default: %(default)s)")
+    mk.add_argument("--marker-mm", type=float, default=50.0, help="marker width in mm (default: %(default)s)")
+    mk.set_defaults(func=cmd_hardware_markers)
+    p.set_defaults(func=lambda a, parser=p: _usage(parser))
+
+    p = sub.add_parser(
+        "check-camera", help="grade a live camera in seconds: board in view, sharpness, light, glare, frame rate",
+        description="Open a camera (V4L2 device, rtsp://, http:// MJPEG, udp:// MPEG-TS, or a video file), read it "
+                    "for a few seconds and grade it: the whole board in view and calibrated, pixels per die and "
+                    "checker, sharpness, exposure, glare (and on which half of the board), frame rate. Each item "
+                    "passes, warns or fails with what to fix. Stop the board's capture agent first when the camera "
+                    "is a USB device (only one program can open it). Exit status: 0 pass, 1 fail, 2 the camera "
+                    "could not be read.")
+    p.add_argument("source", nargs="?", metavar="SRC",
+                   help="the camera; default with --board: SOURCE from the board's agent settings file")
+    p.add_argument("--board", type=int, help="the board number (read SOURCE from /etc/bgscribe/capture-N.env when "
+                                             "SRC is not given)")
+    p.add_argument("--env-file", metavar="FILE", help="agent settings file to take SOURCE from "
+                                                      "(default: /etc/bgscribe/capture-N.env)")
+    p.add_argument("--seconds", type=float, default=4.0, help="how long to read the camera (default: %(default)s)")
+    p.add_argument("--size", metavar="WxH", help="ask a V4L2 camera for this resolution (default: 1280x720)")
+    p.add_argument("--hfov", type=float, default=None, metavar="DEG",
+                   help="the lens's horizontal field of view, for the distances in the advice (default: 62)")
+    p.add_argument("--mount-height-cm", type=float, default=None,
+                   help="the lens's height above the table, for the distances in the advice")
+    p.add_argument("--save-still", metavar="FILE.jpg", help="also save the merged still that was graded")
+    p.add_argument("--json", action="store_true", help="print the grade as JSON")
+    p.set_defaults(func=cmd_check_camera)
+
+    p = sub.add_parser(
+        "register-board", help="register a board's agent with the server and write its settings file",
+        description="Register board N with the bgscribe server (staff API, PUT /api/v1/boards/N with the admin "
+                    "token): the server makes a fresh ingest token and stores only its hash. The agent's settings "
+                    "file (SOURCE, SERVER, BGSCRIBE_TOKEN, recording settings; mode 600) is written to --out. "
+                    "Registering a board again replaces its token: the old agent is refused until it gets the new "
+                    "file.")
+    p.add_argument("--server", required=True, metavar="URL", help="the server, e.g. http://192.168.10.2:8000")
+    p.add_argument("--admin-token", help="the staff API token (default: $BGSCRIBE_ADMIN_TOKEN)")
+    p.add_argument("--board", type=int, required=True, help="board number (1-999)")
+    p.add_argument("--event-id", type=int, help="attach the board to this event")
+    p.add_argument("--source", default="/dev/video0", help="the camera, written as SOURCE (default: %(default)s)")
+    p.add_argument("--agent-server", metavar="URL",
+                   help="the server's address as the agent sees it, written as SERVER (default: --server)")
+    p.add_argument("--out", metavar="FILE", help="settings file to write (default: capture-N.env here; on the "
+                                                 "agent: /etc/bgscribe/capture-N.env)")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.set_defaults(func=cmd_register_board)
+
+
+def _usage(p) -> int:
+    p.print_help()
+    return EXIT_USAGE
+
+
+def _err(cmd: str, msg: str) -> None:
+    print(f"bgscribe {cmd}: {msg}", file=sys.stderr)
+
+
+def parse_resolution(s: str) -> tuple[int, int]:
+    try:
+        w, h = (int(x) for x in s.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"resolution must look like 1280x720, not {s!r}") from None
+    if w <= 0 or h <= 0:
+        raise ValueError(f"resolution must be positive, not {s!r}")
+    return w, h
+
+
+# ---------------------------------------------------------------------- hardware plan / markers
+
+
+def cmd_hardware_plan(args) -> int:
+    from vision.camplan import DEFAULT_MARGIN, format_plan, plan
+
+    try:
+        w, h = parse_resolution(args.resolution)
+        p = plan(w, h, args.hfov, board_w_mm=args.board_width_mm, board_h_mm=args.board_depth_mm,
+                 margin=DEFAULT_MARGIN if args.margin is None else args.margin)
+    except ValueError as e:
+        _err("hardware plan", str(e))
+        return EXIT_USAGE
+    print(json.dumps(p.as_dict(), indent=2) if args.json else format_plan(p))
+    return EXIT_FAIL if p.verdict == "fail" else EXIT_OK
+
+
+def cmd_hardware_markers(args) -> int:
+    from vision.markers import write_sheet
+
+    try:
+        path = write_sheet(args.out, dpi=args.dpi, paper=args.paper, marker_mm=args.marker_mm)
+    except ValueError as e:
+        _err("hardware markers", str(e))
+        return EXIT_USAGE
+    except OSError as e:
+        _err("hardware markers", f"cannot write {args.out}: {e}")
+        return EXIT_FAIL
+    print(f"wrote {path}: four corner markers, {args.marker_mm:g} mm, {args.paper.upper()} - print at 100 %")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------- check-camera
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines of an agent settings file (comments and blank lines skipped)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and "=" in line:
+            k, v = line.split("=", 1)
+            out[k.strip()] = v.strip().strip('"').strip("'")
+    return out
+
+
+def grab(source: str, seconds: float, size: tuple[int, int] | None = None, keep: int = 12,
+         open_timeout: float = 10.0) -> tuple[list, float | None, int]:
+    """Read a source for ``seconds``: up to ``keep`` frames spread over the time (BGR arrays), the frame rate
+    achieved (None with fewer than 3 frames) and the number of frames received. Raises SourceLost."""
+    from capture.sources import EndOfStream, Source, SourceLost, SourceOptions, source_kind
+
+    is_file = source_kind(source) == "file"
+    opts = SourceOptions(width=size[0] if size else None, height=size[1] if size else None,
+                         open_timeout=open_timeout, read_timeout=max(3.0, min(seconds, 10.0)),
+                         speed=0.0 if is_file else 1.0)
+    stamps: list[float] = []
+    frames: list = []
+    every = 1
+    deadline = time.monotonic() + open_timeout
+    while True:  # a camera that is still starting refuses the connection: retry until open_timeout
+        src = Source(source, opts)
+        start = time.monotonic()
+        try:
+            for wall, frame in src.frames():
+                if not stamps:
+                    start = time.monotonic()
+                stamps.append(wall)
+                if (len(stamps) - 1) % every == 0:
+                    frames.append(frame.to_ndarray(format="bgr24"))
+                    if len(frames) >= 2 * keep:  # bounded memory: keep every other frame, sample half as often
+                        frames = frames[::2]
+                        every *= 2
+                span = (stamps[-1] - stamps[0]) if is_file else time.monotonic() - start
+                if span >= seconds:
+                    break
+            break
+        except EndOfStream:
+            break
+        except SourceLost:
+            if stamps:  # the stream dropped after some frames: grade those
+                break
+            if is_file or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+        finally:
+            src.close()
+    # the rate over the steady part: a live stream often delivers what it buffered at connection in a burst
+    steady = [t for t in stamps if t >= stamps[0] + min(1.0, seconds / 4)] if stamps and not is_file else stamps
+    fps = (len(steady) - 1) / (steady[-1] - steady[0]) if len(steady) >= 3 and steady[-1] > steady[0] else None
+    if len(frames) > keep:
+        step = len(frames) / keep
+        frames = [frames[int(i * step)] for i in range(keep)]
+    return frames, fps, len(stamps)
+
+
+def cmd_check_camera(args) -> int:
+    import cv2
+
+    from capture.sources import SourceLost
+    from vision.camcheck import grade
+
+    source = args.source
+    if source is None:
+        if args.board is None:
+            _err("check-camera", "give the camera (SRC) or --board N to read it from the agent's settings file")
+            return EXIT_USAGE
+        env = Path(args.env_file or f"/etc/bgscribe/capture-{args.board}.env")
+        try:
+            source = read_env_file(env).get("SOURCE")
+        except OSError as e:
+            _err("check-camera", f"cannot read {env}: {e.strerror or e}; give the camera as SRC")
+            return EXIT_USAGE
+        if not source:
+            _err("check-camera", f"{env} has no SOURCE=...; give the camera as SRC")
+            return EXIT_USAGE
+    if args.seconds <= 0:
+        _err("check-camera", "--seconds must be positive")
+        return EXIT_USAGE
+    try:
+        size = parse_resolution(args.size) if args.size else None
+    except ValueError as e:
+        _err("check-camera", str(e))
+        return EXIT_USAGE
+    try:
+        frames, fps, n = grab(source, args.seconds, size)
+    except SourceLost as e:
+        _err("check-camera", f"cannot read the camera: {e}")
+        return EXIT_USAGE
+    if not frames:
+        _err("check-camera", f"no frames from {source} in {args.seconds:g} s")
+        return EXIT_USAGE
+    g = grade(frames, fps, hfov_deg=args.hfov,
+              mount_height_mm=args.mount_height_cm * 10 if args.mount_height_cm else None)
+    if args.save_still:
+        from vision.camcheck import merge
+
+        cv2.imwrite(args.save_still, merge(frames))
+    label = f"board {args.board}: " if args.board is not None else ""
+    if args.json:
+        doc = {"source": source, "board": args.board, "frames_received": n, **g.as_dict()}
+        print(json.dumps(doc, indent=2))
+    else:
+        print(label + g.format().replace("camera check:", f"camera check of {source}:", 1))
+    return EXIT_OK if g.passed else EXIT_FAIL
+
+
+# ---------------------------------------------------------------------- register-board
+
+ENV_TEMPLATE = """\
+# /etc/bgscribe/capture-{board}.env: settings of the capture agent for board {board} (see bgscribe-capture@.service).
+# Written by `bgscribe register-board` on {when}. Every option is explained by `bgscribe capture --help`.
+# Keep this file mode 600: it holds the token.
+
+# The camera: a V4L2 device, rtsp://, http:// (MJPEG) or udp:// (MPEG-TS).
+SOURCE={source}
+
+# The bgscribe server and this board's ingest token (the server stores only its hash).
+SERVER={server}
+BGSCRIBE_TOKEN={token}
+
+# Recording: 720p at 15 fps in 60-second segments with a keyframe every second.
+SIZE=1280x720
+FPS=15
+SEGMENT_SECONDS=60
+KEYFRAME_INTERVAL=1
+
+# Disk guard for the spool: warn below WARN_FREE_MB; below MIN_FREE_MB close the segment cleanly
+# and pause recording until uploads free room. Unconfirmed footage is never deleted.
+WARN_FREE_MB=2048
+MIN_FREE_MB=300
+
+# On stop, keep uploading the spool this many seconds (the rest goes on the next start).
+DRAIN=20
+"""
+
+
+def register_board(server: str, admin_token: str, board: int, event_id: int | None = None,
+                   timeout: float = 10.0, transport=None) -> str:
+    """PUT /api/v1/boards/{board} without a token: the server makes one and returns it (once)."""
+    import httpx
+
+    body = {"event_id": event_id} if event_id is not None else {}
+    with httpx.Client(base_url=server.rstrip("/"), timeout=timeout, transport=transport) as c:
+        r = c.put(f"/api/v1/boards/{board}", json=body, headers={"Authorization": f"Bearer {admin_token}"})
+    if r.status_code in (401, 403):
+        raise PermissionError("the server refused the admin token (check --admin-token / $BGSCRIBE_ADMIN_TOKEN)")
+    if r.status_code == 404:
+        raise LookupError(f"the server has no event {event_id}" if event_id is not None else
+                          f"{server} has no staff API at /api/v1/boards (is it a bgscribe server?)")
+    if r.status_code >= 400:
+        raise RuntimeError(f"the server answered {r.status_code}: {r.text[:200]}")
+    token = r.json().get("token")
+    if not token:
+        raise RuntimeError("the server registered the board but returned no token")
+    return token
+
+
+def write_env_file(path: Path, board: int, source: str, server: str, token: str) -> None:
+    """The agent's settings file, written atomically with mode 600."""
+    text = ENV_TEMPLATE.format(board=board, source=source, server=server.rstrip("/"), token=token,
+                               when=time.strftime("%Y-%m-%d %H:%M", time.localtime()))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def cmd_register_board(args) -> int:
+    import httpx
+
+    cmd = "register-board"
+    admin = args.admin_token or os.environ.get("BGSCRIBE_ADMIN_TOKEN")
+    if not admin:
+        _err(cmd, "give --admin-token or set BGSCRIBE_ADMIN_TOKEN (the server's staff token)")
+        return EXIT_USAGE
+    if not 1 <= args.board <= 999:
+        _err(cmd, "--board must be 1-999")
+        return EXIT_USAGE
+    if not args.server.startswith(("http://", "https://")):
+        _err(cmd, f"--server must be an http:// or https:// address, not {args.server!r}")
+        return EXIT_USAGE
+    out = Path(args.out or f"capture-{args.board}.env")
+    if out.exists() and not args.force:
+        _err(cmd, f"{out} exists; --force to replace it (the board gets a new token either way)")
+        return EXIT_USAGE
+    try:
+        token = register_board(args.server, admin, args.board, args.event_id)
+    except (PermissionError, LookupError, RuntimeError) as e:
+        _err(cmd, str(e))
+        return EXIT_FAIL
+    except httpx.HTTPError as e:
+        _err(cmd, f"cannot reach {args.server}: {e}")
+        return EXIT_FAIL
+    try:
+        write_env_file(out, args.board, args.source, args.agent_server or args.server, token)
+    except OSError as e:
+        _err(cmd, f"board {args.board} registered, but {out} could not be written ({e}); run again with a "
+                  "writable --out (a new token replaces this one)")
+        return EXIT_FAIL
+    print(f"board {args.board} registered with {args.server}; its settings and token are in {out} (mode 600)")
+    print("on the board's agent:")
+    print(f"  sudo install -m 600 {out} /etc/bgscribe/capture-{args.board}.env")
+    print(f"  sudo systemctl enable --now bgscribe-capture@{args.board}")
+    print(f"  bgscribe check-camera --board {args.board}")
+    return EXIT_OK

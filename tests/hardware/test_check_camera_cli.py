@@ -1,0 +1,141 @@
+"""`bgscribe check-camera` on real loopback streams of rendered boards (ffmpeg serving HTTP MJPEG or sending
+UDP MPEG-TS on 127.0.0.1, as a network camera would): a good set-up passes, each fault fails for its reason."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import av
+import cv2
+import pytest
+
+from tests.capture.helpers import FFMPEG, ROOT, Proc, free_port, free_udp_port, needs_ffmpeg
+
+from .scenes import GOOD_SEED, blurred, board_frames, dark, glared
+
+FPS = 15
+
+
+def write_clip(frames: list, path: Path, seconds: float = 2.0) -> Path:
+    """The frames as a near-lossless H.264 clip (the camera's own picture; the stream adds its codec)."""
+    with av.open(str(path), "w") as c:
+        s = c.add_stream("libx264", rate=FPS)
+        s.height, s.width = frames[0].shape[:2]
+        s.pix_fmt = "yuv420p"
+        s.options = {"preset": "ultrafast", "crf": "16", "g": str(FPS)}
+        for i in range(int(seconds * FPS)):
+            vf = av.VideoFrame.from_ndarray(frames[i % len(frames)], format="bgr24")
+            for p in s.encode(vf):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    return path
+
+
+def serve(clip: Path, kind: str, tmp: Path) -> tuple[Proc, str]:
+    """ffmpeg replaying the clip forever at real-time pace as a network camera."""
+    src = [FFMPEG, "-hide_banner", "-loglevel", "error", "-re", "-stream_loop", "-1", "-i", str(clip)]
+    if kind == "http":
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/cam.mjpg"
+        return Proc(src + ["-c:v", "mjpeg", "-q:v", "3", "-f", "mpjpeg", "-listen", "1", url],
+                    tmp / f"{clip.stem}-http.log"), url
+    port = free_udp_port()
+    return Proc(src + ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-crf", "18", "-g", str(FPS),
+                       "-f", "mpegts", f"udp://127.0.0.1:{port}?pkt_size=1316"],
+                tmp / f"{clip.stem}-udp.log"), f"udp://127.0.0.1:{port}"
+
+
+def check_camera(url: str, *extra: str, timeout: float = 90) -> tuple[int, dict]:
+    r = subprocess.run([sys.executable, "-m", "bgscribe.cli", "check-camera", url, "--seconds", "3", "--json",
+                        *extra], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode in (0, 1), f"exit {r.returncode}\n{r.stdout}\n{r.stderr}"
+    return r.returncode, json.loads(r.stdout)
+
+
+@pytest.fixture(scope="module")
+def good():
+    return board_frames(GOOD_SEED)
+
+
+def _run(frames, kind, tmp_path, name):
+    clip = write_clip(frames, tmp_path / f"{name}.mp4")
+    cam, url = serve(clip, kind, tmp_path)
+    try:
+        return check_camera(url, "--board", "7")
+    finally:
+        cam.stop()
+
+
+@needs_ffmpeg
+@pytest.mark.parametrize("kind", ["http", "udp"])
+def test_good_setup_passes(good, tmp_path, kind):
+    _, frames = good
+    rc, doc = _run(frames, kind, tmp_path, "good")
+    assert rc == 0, json.dumps(doc, indent=1)
+    assert doc["passed"] and doc["failed"] == [] and doc["board"] == 7
+    checks = {c["name"]: c for c in doc["checks"]}
+    assert checks["frame_rate"]["status"] == "pass" and 12 <= checks["frame_rate"]["values"]["fps"] <= 18
+    assert checks["resolution"]["values"]["px_per_die"] > 15
+    assert doc["size"] == [1280, 720]
+
+
+@needs_ffmpeg
+def test_blurred_fails_on_sharpness(good, tmp_path):
+    _, frames = good
+    rc, doc = _run(blurred(frames, 2.5), "http", tmp_path, "blurred")
+    assert rc == 1 and doc["failed"] == ["sharpness"], json.dumps(doc, indent=1)
+
+
+@needs_ffmpeg
+def test_dark_fails_on_exposure(good, tmp_path):
+    _, frames = good
+    rc, doc = _run(dark(frames), "udp", tmp_path, "dark")
+    assert rc == 1 and "exposure" in doc["failed"], json.dumps(doc, indent=1)
+    assert "too dark" in next(c for c in doc["checks"] if c["name"] == "exposure")["message"]
+
+
+@needs_ffmpeg
+def test_glare_fails_and_names_the_half(good, tmp_path):
+    rig, frames = good
+    rc, doc = _run(glared(frames, rig, (170.0, 60.0)), "http", tmp_path, "glare")
+    assert rc == 1 and doc["failed"] == ["glare"], json.dumps(doc, indent=1)
+    assert "glare on the right half" in next(c for c in doc["checks"] if c["name"] == "glare")["message"]
+
+
+@needs_ffmpeg
+def test_cropped_fails_on_the_board(tmp_path):
+    _, frames = board_frames(GOOD_SEED, cam_x=250.0)
+    rc, doc = _run(frames, "http", tmp_path, "cropped")
+    assert rc == 1 and "board" in doc["failed"], json.dumps(doc, indent=1)
+    assert "left edge" in next(c for c in doc["checks"] if c["name"] == "board")["message"]
+
+
+def test_unreachable_camera_exits_2(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "bgscribe.cli", "check-camera", f"http://127.0.0.1:{free_port()}/x",
+                        "--seconds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "cannot read the camera" in r.stderr
+
+
+def test_video_file_and_saved_still(good, tmp_path):
+    """A recorded clip grades too (frame rate from its timestamps), and the graded still can be saved."""
+    _, frames = good
+    clip = write_clip(frames, tmp_path / "clip.mp4")
+    still = tmp_path / "still.jpg"
+    rc, doc = check_camera(str(clip), "--save-still", str(still))
+    assert rc == 0, json.dumps(doc, indent=1)
+    assert cv2.imread(str(still)).shape == (720, 1280, 3)
+
+
+def test_source_from_the_agent_settings_file(good, tmp_path):
+    _, frames = good
+    clip = write_clip(frames, tmp_path / "clip.mp4")
+    env = tmp_path / "capture-7.env"
+    env.write_text(f"# board 7\nSOURCE={clip}\nSERVER=http://127.0.0.1:9\n")
+    r = subprocess.run([sys.executable, "-m", "bgscribe.cli", "check-camera", "--board", "7", "--env-file", str(env),
+                        "--seconds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=90)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("board 7: camera check of ") and "PASS" in r.stdout
