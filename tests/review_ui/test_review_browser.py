@@ -1,7 +1,10 @@
 """The review page in a real browser: Debian's chromium driven by Playwright against a real server
 (`bgscribe serve` on 127.0.0.1, real SQLite). Logs in, opens a match with flags, fixes the misread one by
 picking an alternative with the keyboard, clears the rest, approves, downloads the .mat, checks that it
-validates and that GNU Backgammon imports it. Screenshots go to test-artifacts/ (CI keeps them)."""
+validates and that GNU Backgammon imports it. Real footage is uploaded through the ingest API (segments
+recorded by capture's own recorder) with a heartbeat and preview still: the dashboard shows the board live and
+the review page the camera frame beside the boards. Screenshots go to test-artifacts/ (or $BGSCRIBE_ARTIFACTS;
+CI keeps them)."""
 
 from __future__ import annotations
 
@@ -28,10 +31,12 @@ from transcriber.gnubg import find_gnubg, gnubg_reimport
 from transcriber.mat import parse_mat
 from transcriber.replay import replay_match
 
+from .footage_helpers import write_segment
 from .review_helpers import MAT, MISREAD, PASSWORD, REPORT
+from .test_ingest import upload as ingest_upload
 
 CHROMIUM = os.environ.get("BGSCRIBE_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+ARTIFACTS = Path(os.environ.get("BGSCRIBE_ARTIFACTS") or Path(__file__).resolve().parents[2] / "test-artifacts")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -79,10 +84,38 @@ def server(tmp_path):
             time.sleep(0.1)
         else:
             pytest.fail("the server did not start within 20 s")
+        _footage(base, tmp_path)
         yield base, match_id
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def _footage(base: str, tmp_path: Path) -> None:
+    """Board 7's agent, as far as the server can tell: two real segments (the match's first seconds, and the
+    seconds around the misread action at 982.6 s), then a heartbeat with a preview still."""
+    import base64
+
+    import cv2
+    import numpy as np
+
+    with httpx.Client(base_url=base, timeout=30) as c:
+        for k, start in enumerate((datetime(2026, 11, 29, 10), datetime(2026, 11, 29, 10, 16, 20))):
+            manifest, path = write_segment(tmp_path / f"seg{k}", 7, start, seg=k, size=(640, 360))
+            r = ingest_upload(c, manifest, path.read_bytes(), token="board-7-token")
+            assert r.status_code == 200, r.text
+        still = np.zeros((180, 320, 3), np.uint8)
+        still[:, :, 1] = 120
+        cv2.putText(still, "board 7", (60, 100), cv2.FONT_HERSHEY_SIMPLEX, 1.5, (255, 255, 255), 3)
+        jpeg = cv2.imencode(".jpg", still)[1].tobytes()
+        r = c.post("/api/v1/ingest/boards/7/heartbeat", headers={"Authorization": "Bearer board-7-token"},
+                   json={"state": "recording", "fps": 10, "preview_jpeg": base64.b64encode(jpeg).decode()})
+        assert r.status_code == 200, r.text
+
+
+def _image_loaded(page, selector: str) -> None:
+    page.wait_for_function("s => { const i = document.querySelector(s); return i && i.complete && i.naturalWidth > 0 }",
+                           arg=selector, timeout=20_000)
 
 
 @pytest.fixture
@@ -100,7 +133,7 @@ def page():
 
 def test_review_fix_approve_download(server, page, tmp_path):
     base, match_id = server
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.goto(f"{base}/")
     assert "/login" in page.url  # not logged in: the login form
     page.fill("input[name=username]", "ann")
@@ -112,7 +145,13 @@ def test_review_fix_approve_download(server, page, tmp_path):
     page.click("button[type=submit]")
     page.wait_for_selector("table.matches")
     assert "needs review" in page.inner_text("table.matches")
+    card = page.locator('article.board-card[data-board="7"]')
+    assert "online" in card.inner_text() and "32 flags" in card.inner_text()
+    _image_loaded(page, 'article.board-card[data-board="7"] img.preview')
     page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
+    with page.expect_response(lambda r: r.url.endswith("/dashboard/live")):  # the auto-refresh
+        pass
+    assert page.locator("article.board-card").count() == 1
 
     page.click("a.review-link")
     page.wait_for_selector("#review")
@@ -123,7 +162,36 @@ def test_review_fix_approve_download(server, page, tmp_path):
     page.wait_for_selector("svg.board")
     assert page.locator("svg.board").count() == 2
     assert page.inner_text("ol.alts li:first-child button").endswith("12: 2/off 1/off")
+    _image_loaded(page, "img#frame")  # the camera frame at 982.6 s, decoded from the stored segment
+    assert page.locator("#frame").get_attribute("src").endswith("/frame.jpg?t=982.6")
+    assert page.locator("video#clip").count() == 1
     page.screenshot(path=str(ARTIFACTS / "review.png"), full_page=True)
+    page.click("button.step[data-step='1']")  # a second later
+    page.wait_for_function("() => document.getElementById('frame').src.endsWith('t=983.6')")
+    _image_loaded(page, "img#frame")
+
+    # The keys: n and p move between flags, 1 picks an alternative, u undoes it.
+    here = page.url
+    with page.expect_navigation():
+        page.keyboard.press("n")
+    assert page.url != here
+    with page.expect_navigation():
+        page.keyboard.press("p")
+    assert page.url == here
+    with page.expect_navigation():
+        page.keyboard.press("1")
+    assert int(page.inner_text("#flags-left")) == 31
+    with page.expect_navigation():
+        page.keyboard.press("u")
+    assert int(page.inner_text("#flags-left")) == 32
+    with page.expect_navigation():
+        page.keyboard.press("p")  # back to the misread action, open again
+    assert page.url.endswith(f"g={g}&a={a}")
+    # An action with no footage at its time: the placeholder says why.
+    page.goto(f"{base}/matches/{match_id}?g=1&a=5")
+    assert "No camera frame: no footage at 0:41.6 into the match" in page.inner_text("#frame-missing")
+    page.screenshot(path=str(ARTIFACTS / "review-no-footage.png"), full_page=True)
+    page.goto(f"{base}/matches/{match_id}?g={g}&a={a}")
 
     with page.expect_navigation():
         page.keyboard.press("1")  # one key: pick the first alternative, and on to the next open flag
