@@ -40,11 +40,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="write even if the rules engine finds problems")
     p.set_defaults(func=cmd_convert)
 
-    p = sub.add_parser("demo", help="validate and convert the bundled sample matches",
-                       description="The end-to-end demo. For now: validate the bundled real matches and convert "
-                                   "them to canonical .mat files in --out.")
-    p.add_argument("--out", default="demo-out", metavar="DIR",
-                   help="folder for the converted files (default: %(default)s)")
+    p = sub.add_parser(
+        "demo", help="the whole product on this machine: simulated board -> capture agent -> server -> review page",
+        description="Renders the opening game of a bundled real match on a simulated tournament board, starts the "
+                    "server, replays the video through a capture agent that uploads it, lets the pipeline observe "
+                    "and transcribe it, and serves the review page with the match (and its flags) until Ctrl-C. "
+                    "Prints the address and a demo login. Everything lives in --out.")
+    p.add_argument("--out", default="demo-out", metavar="DIR", help="working folder (default: %(default)s)")
+    p.add_argument("--port", type=int, default=8000, help="port for the server; a free one if taken (default: 8000)")
+    p.add_argument("--sample", type=int, default=0, choices=(0, 1, 2), help="which bundled match (default: 0)")
+    p.add_argument("--games", type=int, default=1, help="how many of its games to play (default: 1)")
+    p.add_argument("--profile", default="standard", choices=("clean", "standard", "hard"),
+                   help="simulated camera and lighting (default: standard)")
+    p.add_argument("--seed", type=int, default=7, help="simulator seed (default: 7)")
+    p.add_argument("--fps", type=float, default=10.0, help="camera frame rate (default: 10)")
+    p.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="camera size (default: 1280x720)")
+    p.add_argument("--timeout", type=float, default=600, metavar="S",
+                   help="give up if the transcript is not ready this long after the upload (default: 600)")
+    p.add_argument("--exit-when-ready", action="store_true", help="stop once the match is ready (for tests)")
     p.set_defaults(func=cmd_demo)
 
     add_footage_commands(sub)
@@ -182,29 +195,16 @@ def cmd_convert(args) -> int:
     return 0
 
 
+def _size(text: str) -> tuple[int, int]:
+    from vision.synth.cli import parse_size
+
+    return parse_size(text)
+
+
 def cmd_demo(args) -> int:
-    from transcriber.errors import MatchFormatError
-    from transcriber.mat import read_mat, write_mat
-    from transcriber.validate import format_report, validate_file
+    from .demo import run
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    status = 0
-    for src in sorted(SAMPLES.glob("*.txt")):
-        report = validate_file(src)
-        print("\n".join(format_report(report)))
-        if not report.ok:
-            status = 1
-            continue
-        try:
-            dest = out / (src.stem + ".mat")
-            write_text_atomic(dest, write_mat(read_mat(src)))
-            print(f"  -> {dest}")
-        except (MatchFormatError, OSError) as e:
-            print(f"  cannot convert: {e}", file=sys.stderr)
-            status = 1
-    return status
-
+    return run(args)
 
 def add_footage_commands(sub) -> None:
     """`capture`, `serve` and `purge`: the capture agent and the server (footage, retention)."""
@@ -266,6 +266,8 @@ def add_footage_commands(sub) -> None:
     p.add_argument("--admin-token", help="bearer token for the staff API (default: $BGSCRIBE_ADMIN_TOKEN)")
     p.add_argument("--purge-interval", type=float, metavar="SECONDS",
                    help="how often retention is applied; 0 turns the job off (default: 300)")
+    p.add_argument("--no-pipeline", dest="pipeline", action="store_false", default=None,
+                   help="do not observe and transcribe arriving footage in this process")
     p.add_argument("--board", action="append", metavar="N=TOKEN",
                    help="register board N with this ingest token (stored hashed); repeatable")
     p.add_argument("--event", metavar="NAME",

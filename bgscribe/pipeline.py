@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 from transcriber.decode import decode
+from transcriber.fileio import write_text_atomic
 from transcriber.mat import write_mat
 from transcriber.observation import FrameObservation
-from transcriber.record import PROFILES, Move, Resign, RulesProfile
+from transcriber.record import PROFILES, MatchRecord, Move, Resign, RulesProfile
 from transcriber.replay import replay_match
 
 
@@ -35,9 +36,10 @@ def load_observations(path: Path, progress: bool = True) -> list[FrameObservatio
         return load_observations(obs_path)
 
 
-def transcribe(source: Path, out: Path, report: Path | None, players: tuple[str, str], length: int,
-               profile: str, first_light: bool = True, progress: bool = True) -> dict:
-    observations = load_observations(source, progress)
+def decode_match(observations: list[FrameObservation], players: tuple[str, str], length: int, profile: str,
+                 first_light: bool = True, source: str = "") -> tuple[MatchRecord, dict]:
+    """Decode observations into a match record and its report (every flag, every action's provenance).
+    Rules problems found by replaying the record become flags too; `report["mat_written"]` is left False."""
     base = PROFILES.get(profile, PROFILES["bmab"])
     rules = RulesProfile(name=base.name, length=length, crawford=base.crawford,
                          dice_on_checker_valid=base.dice_on_checker_valid)
@@ -48,16 +50,21 @@ def transcribe(source: Path, out: Path, report: Path | None, players: tuple[str,
     for p in problems:
         result.flags.append({"game": p.game, "action": None, "t": None, "reason": "score_contradiction"
                              if p.kind == "score" else f"rules_{p.kind}", "message": p.message, "alternatives": []})
-    written = False
-    if not problems:
+    return record, _report(source, record, result, problems, False)
+
+
+def transcribe(source: Path, out: Path, report: Path | None, players: tuple[str, str], length: int,
+               profile: str, first_light: bool = True, progress: bool = True) -> dict:
+    observations = load_observations(source, progress)
+    record, doc = decode_match(observations, players, length, profile, first_light, str(source))
+    if not doc["problems"]:
         write_mat(record, out)
-        written = True
-    doc = _report(source, record, result, problems, written)
+        doc["mat_written"] = True
     if report is not None:
-        report.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        write_text_atomic(report, json.dumps(doc, indent=2) + "\n")
     if progress:
         print(f"{len(record.games)} games, {sum(len(g.actions) for g in record.games)} actions, "
-              f"{len(result.flags)} flags", file=sys.stderr)
+              f"{len(doc['flags'])} flags", file=sys.stderr)
     return doc
 
 

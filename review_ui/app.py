@@ -44,6 +44,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.staging_path.mkdir(parents=True, exist_ok=True)
         app.state.db = Database(settings.db_url)
         app.state.store = make_store(settings)
+        app.state.pipeline = None
+        if settings.pipeline:
+            from .pipeline import Pipeline
+
+            app.state.pipeline = Pipeline(app.state.db, app.state.store, settings.data_dir,
+                                          settings.pipeline_poll_seconds)
+            app.state.pipeline.start()
         task = None
         if settings.purge_interval_seconds > 0:
             task = asyncio.create_task(_purge_loop(app, settings.purge_interval_seconds))
@@ -51,6 +58,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            if app.state.pipeline is not None:
+                app.state.pipeline.stop()
             if task:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -12,7 +12,8 @@ def _settings(args):
 
     return load_settings(args.config, data_dir=args.data, admin_token=getattr(args, "admin_token", None),
                          host=getattr(args, "host", None), port=getattr(args, "port", None),
-                         purge_interval_seconds=getattr(args, "purge_interval", None))
+                         purge_interval_seconds=getattr(args, "purge_interval", None),
+                         pipeline=getattr(args, "pipeline", None))
 
 
 def _parse_board_tokens(items: list[str]) -> list[tuple[int, str]]:

@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     storage: str = Field("local", description="footage store kind: 'local' (S3-compatible stores plug in here)")
     admin_token: str = Field("", description="bearer token for the staff API; empty: staff API disabled")
     purge_interval_seconds: float = Field(300.0, description="how often the server applies retention (0: never)")
+    pipeline: bool = Field(True, description="observe and transcribe arriving footage in the background")
+    pipeline_poll_seconds: float = Field(2.0, description="how often the pipeline looks for new work")
     host: str = "127.0.0.1"
     port: int = 8000
     max_segment_bytes: int = Field(2 << 30, description="largest segment accepted")

@@ -11,7 +11,6 @@ from urllib.parse import quote
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .api.deps import SessionDep
@@ -28,8 +27,8 @@ from .auth import (
 from .board_svg import board_svg
 from .dashboard import board_rows, match_rows
 from .footage_frames import locate, match_segments
-from .models import Match, Segment, segment_matches
-from .review_models import Transcript
+from .models import Match
+from .pipeline import match_stage
 from .services import utcnow
 from .transcripts import alternatives, check
 
@@ -81,25 +80,13 @@ def logout_post(login: PageLoginDep, session: SessionDep):
     return resp
 
 
-# ----------------------------------------------------------------------------- PIPELINE HOOK
-# The one place the dashboard asks the background pipeline where a match is. Lead: switch the body to
-#     from .pipeline import match_stage
-#     return match_stage(session, match.id)
-# Until then the stage is read from the database: footage linked and the match still on -> "recording";
-# footage linked and the match over -> "transcribing"; no footage -> None (shown as "waiting").
+# ----------------------------------------------------------------------------- pipeline
 
 
 def pipeline_stage(session: Session, match: Match) -> dict:
     """{"stage": "recording" | "observing" | "transcribing" | "failed" | None, "score": [a, b] | None,
     "error": str} for a match (stage None once a transcript exists, or when nothing is known)."""
-    out = {"stage": None, "score": None, "error": ""}
-    if session.scalar(select(Transcript.id).where(Transcript.match_id == match.id)) is not None:
-        return out
-    live = (select(segment_matches.c.segment_id).join(Segment, Segment.id == segment_matches.c.segment_id)
-            .where(segment_matches.c.match_id == match.id, Segment.deleted_at.is_(None)).limit(1))
-    if session.scalar(live) is not None:
-        out["stage"] = "recording" if match.ended_at is None or match.ended_at > utcnow() else "transcribing"
-    return out
+    return match_stage(session, match.id)
 
 
 # ----------------------------------------------------------------------------- dashboard

@@ -83,6 +83,10 @@ class LocalStore:
     def open(self, key: str):
         return open(self._path(key), "rb")
 
+    def local_path(self, key: str) -> Path:
+        """The stored file itself, for readers that need a path (video decoders)."""
+        return self._path(key)
+
     def delete(self, key: str) -> None:
         p = self._path(key)
         p.unlink(missing_ok=True)

@@ -34,6 +34,7 @@ CLOSE_CALL = 4.0  # nats: a runner-up play this close is flagged
 UNEXPLAINED = 14.0  # nats below the unconstrained reading: no legal play explains the board
 GAP_S = 8.0  # seconds without observations that are reported as a footage gap
 UNSEEN_TURN_COST = 6.0  # nats: prior against a whole turn passing between two reads
+VOID_THROW_COST = 8.0  # nats: prior against a throw that did not count (cocked, rerolled) and was not seen so
 
 
 @dataclass
@@ -284,12 +285,20 @@ class Decoder:
             order = np.argsort(-totals)
             for rank in order[:BEAM]:
                 expanded.append((float(totals[rank]), h, (options, totals, splits, order, int(rank))))
+        if not opening:
+            expanded += self._void_throws(beam, seg)
         expanded.sort(key=lambda e: -e[0])
         out: list[Hyp] = []
         seen = set()
-        for total, h, (options, totals, splits, order, rank) in expanded:
+        for total, h, scored in expanded:
             if total < expanded[0][0] - BEAM_MARGIN:
                 break
+            if scored is None:  # the throw did not count: same position, same player throws again
+                if h.key() not in seen:
+                    seen.add(h.key())
+                    out.append(Hyp(total, h.pos, h.turn, h.cube, h.owner, h.actions, h.pending))
+                continue
+            options, totals, splits, order, rank = scored
             _, roller, roll, play = options[rank]
             nh = Hyp(total, play.result, 1 - roller, h.cube, h.owner)
             if nh.key() in seen:
@@ -307,6 +316,20 @@ class Decoder:
             if len(out) >= BEAM:
                 break
         return out or beam
+
+    def _void_throws(self, beam: list[Hyp], seg: Segment) -> list[tuple[float, Hyp, None]]:
+        """Histories where this throw did not count (a cocked die the camera took for a lying one): the
+        same player throws again into the same half, and the board does not change in between."""
+        nxt = seg.next_roll
+        roller = self._dice_roller(seg.roll)
+        if nxt is None or roller is None or self._dice_roller(nxt) != roller:
+            return []
+        out = []
+        for h in beam[:2]:
+            if h.turn == roller:
+                total, _ = self.scorer.segment(seg, h.pos, [h.pos])
+                out.append((h.score + float(total[0]) - VOID_THROW_COST, h, None))
+        return out
 
     def _score(self, h: Hyp, seg: Segment, cands, opening: bool):
         key = (h.key(), h.score, id(seg), tuple(c[1] for c in cands), opening)

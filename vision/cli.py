@@ -13,6 +13,7 @@ def add_observe_arguments(p) -> None:
     p.add_argument("--every", type=int, default=1, metavar="N", help="analyse every N-th frame (default: 1)")
     p.add_argument("--read-every", type=float, default=1.0, metavar="S",
                    help="re-read the board every S seconds of a long quiet spell (default: 1.0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def run_observe(args) -> int:
@@ -21,7 +22,8 @@ def run_observe(args) -> int:
     if args.every < 1:
         raise SystemExit("bgscribe observe: --every must be at least 1")
     try:
-        stats = observe_video(args.video, args.out, ObserveOptions(read_every_s=args.read_every, every=args.every))
+        stats = observe_video(args.video, args.out, ObserveOptions(read_every_s=args.read_every, every=args.every),
+                              progress=not args.quiet)
     except (ValueError, FileNotFoundError) as e:
         print(f"bgscribe observe: {e}", file=sys.stderr)
         return 1

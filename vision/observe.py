@@ -112,6 +112,8 @@ def video_frames(path: str | Path, every: int = 1) -> Iterator[tuple[int, float,
     except (av.FFmpegError, OSError) as e:
         raise ValueError(f"cannot open {path}: {e}") from None
     with container:
+        if not container.streams.video:
+            raise ValueError(f"cannot open {path}: no video stream in it")
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
         base = float(stream.time_base) if stream.time_base else 1 / 15
@@ -140,7 +142,13 @@ def video_frames(path: str | Path, every: int = 1) -> Iterator[tuple[int, float,
 
 
 def video_fps(path: str | Path) -> float:
-    with av.open(str(path)) as c:
+    try:
+        c = av.open(str(path))
+    except (av.FFmpegError, OSError) as e:
+        raise ValueError(f"cannot open {path}: {e}") from None
+    with c:
+        if not c.streams.video:
+            raise ValueError(f"cannot open {path}: no video stream in it")
         rate = c.streams.video[0].average_rate
         return float(rate) if rate else 15.0
 

@@ -182,6 +182,8 @@ async def complete(board: int, segment_id: str, request: Request, b: BoardDep, s
     part.unlink(missing_ok=True)
     mpath.unlink(missing_ok=True)
     log.info("board %d: stored %s (%d frames, %d bytes)", board, m.segment_id, m.frames, m.bytes)
+    if getattr(request.app.state, "pipeline", None) is not None:
+        request.app.state.pipeline.wake.set()  # observe it now, not at the next poll
     return {"status": "stored", "sha256": m.sha256, "matches": [x.id for x in seg.matches]}
 
 

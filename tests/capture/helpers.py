@@ -169,7 +169,8 @@ class Server:
 
     def start(self) -> Server:
         args = [sys.executable, "-m", "bgscribe.cli", "serve", "--data", str(self.data), "--port", str(self.port),
-                "--admin-token", self.ADMIN, "--purge-interval", str(self.purge_interval), "--event", self.event]
+                "--admin-token", self.ADMIN, "--purge-interval", str(self.purge_interval), "--event", self.event,
+                "--no-pipeline"]  # test-pattern footage: nothing to transcribe
         for n, t in self.boards.items():
             args += ["--board", f"{n}={t}"]
         self.starts += 1

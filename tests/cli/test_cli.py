@@ -88,12 +88,3 @@ def test_convert_unwritable_destination(sample_paths, tmp_path):
     blocker.write_text("x")
     r = bgscribe("convert", sample_paths[0], "--out", blocker / "sub" / "m.mat")
     assert r.returncode == 1 and "cannot write" in r.stderr and "Traceback" not in r.stderr
-
-
-def test_demo_validates_and_converts(tmp_path):
-    r = bgscribe("demo", "--out", tmp_path / "out")
-    assert r.returncode == 0, r.stdout + r.stderr
-    mats = sorted((tmp_path / "out").glob("*.mat"))
-    assert len(mats) == 3
-    for m in mats:
-        assert replay_match(read_mat(m)).problems == []

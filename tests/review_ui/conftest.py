@@ -13,7 +13,7 @@ TOKEN = "board-7-token"
 
 @pytest.fixture
 def settings(tmp_path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", admin_token=ADMIN, purge_interval_seconds=0)
+    return Settings(data_dir=tmp_path / "data", admin_token=ADMIN, purge_interval_seconds=0, pipeline=False)
 
 
 @pytest.fixture

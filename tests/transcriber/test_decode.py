@@ -151,6 +151,32 @@ def test_dice_on_a_checker_rerolled_under_amberg_rules(tmp_path_factory):
     assert fig_bmab["plays_right"] < fig_bmab["plays"] or res_bmab.flags
 
 
+def test_a_cocked_throw_the_camera_took_for_a_real_one_is_not_a_turn(tmp_path_factory):
+    """The camera misses that a die is cocked: the throw looks real, but the same player throws again
+    into the same half and the board does not change. No extra turn, no unseen turn invented."""
+    rec = copy.deepcopy(read_mat(SAMPLES[0]))
+    rec.games = rec.games[:1]
+    truth = None
+    for seed in range(12):  # the standard profile cocks a die now and then; clean never does
+        d = tmp_path_factory.mktemp(f"cocked{seed}")
+        path = d / "truth.jsonl"
+        render_match(rec, d / "v.mp4", path, profile="standard", seed=seed, fps=5, size=SMALL, progress=False)
+        if any(e.get("kind") == "reroll" and e.get("reason") == "cocked" for e in read_truth(path)):
+            truth = path
+            break
+    assert truth is not None
+    cocked = [e["t"] for e in read_truth(truth) if e.get("kind") == "reroll" and e.get("reason") == "cocked"]
+    obs = observations_from_truth(truth)
+    for o in obs:
+        for d in o.dice:
+            d.cocked = 0.01
+    _, _, res, figures = _decode(truth, obs)
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert figures["plays_right"] >= figures["plays"] - 1  # (a quick Cannot Move elsewhere may go unseen)
+    near = [f for f in res.flags if f["t"] is not None and any(abs(f["t"] - t) < 15 for t in cocked)]
+    assert near == [], near
+
+
 @pytest.mark.skipif(find_gnubg() is None, reason="GNU Backgammon is not installed (apt-get install gnubg)")
 def test_transcript_imports_into_gnubg_with_the_original_plays(real_truth, tmp_path):
     truth, rec, _, _ = _decode(real_truth, observations_from_truth(real_truth))

@@ -1,0 +1,297 @@
+"""The background pipeline: footage segments are observed as they arrive, matches transcribed as they grow.
+
+A worker thread in the server process takes one job at a time from the `pipeline_jobs` table:
+
+- `observe`: one stored segment -> `data_dir/observations/boardNN/SEGMENT.jsonl` (times relative to the
+  segment). The camera stage runs in a child process (`bgscribe observe`): it is CPU-bound and decodes
+  untrusted video, so it neither holds the server's interpreter nor takes the server down with it.
+- `transcribe`: every observed segment of a match, shifted to match time and joined, decoded into the
+  score so far; once the match is over (the decoder sees it won, or staff set its end), the transcript
+  is loaded for review. A transcript staff have already edited is never replaced.
+
+Every job is a row that is committed before and after the work, so a restart resumes what was running and
+never repeats what is done; the same inputs are never transcribed twice.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+import threading
+import traceback
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from transcriber.observation import FrameObservation
+
+from .models import Event, Match, Segment
+from .pipeline_models import DONE, FAILED, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
+from .review_models import Transcript, TranscriptRevision
+from .services import utcnow
+
+log = logging.getLogger("bgscribe.pipeline")
+
+MAX_ATTEMPTS = 3  # a job that fails (or dies with the server) this often is marked failed
+OBSERVE_TIMEOUT_S = 1800
+
+
+class JobError(Exception):
+    """A job that cannot succeed as things stand (the message says why; it is stored on the job)."""
+
+
+def observations_path(data_dir: Path, seg: Segment) -> Path:
+    return data_dir / "observations" / f"board{seg.board.number:02d}" / f"{seg.segment_id}.jsonl"
+
+
+def match_segments(s: Session, m: Match) -> list[Segment]:
+    """The live segments of a match in time order, cut at the start of the next match on the same board
+    (a match whose end nobody set would otherwise take in the next round's footage)."""
+    nxt = s.scalar(select(Match.started_at).where(Match.board_id == m.board_id, Match.started_at > m.started_at)
+                   .order_by(Match.started_at).limit(1))
+    segs = [g for g in m.segments if g.deleted_at is None and (nxt is None or g.start < nxt)]
+    return sorted(segs, key=lambda g: g.start)
+
+
+def _job(s: Session, **where) -> PipelineJob | None:
+    q = select(PipelineJob)
+    for k, v in where.items():
+        q = q.where(getattr(PipelineJob, k) == v)
+    return s.scalars(q.order_by(PipelineJob.id.desc()).limit(1)).first()
+
+
+class Pipeline:
+    def __init__(self, db, store, data_dir: Path, poll_seconds: float = 2.0):
+        self.db = db
+        self.store = store
+        self.data_dir = Path(data_dir)
+        self.poll = poll_seconds
+        self.stop_event = threading.Event()
+        self.wake = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.child: subprocess.Popen | None = None
+
+    # ------------------------------------------------------------------ life cycle
+    def start(self) -> None:
+        self.recover()
+        self.thread = threading.Thread(target=self._run, name="pipeline", daemon=True)
+        self.thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.stop_event.set()
+        self.wake.set()
+        child = self.child
+        if child is not None and child.poll() is None:
+            child.terminate()  # its job stays `running` and is resumed at the next start
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+    def recover(self) -> int:
+        """Jobs left `running` by a server that stopped mid-job go back to the queue."""
+        with self.db.session() as s:
+            jobs = s.scalars(select(PipelineJob).where(PipelineJob.state == RUNNING)).all()
+            for j in jobs:
+                j.state = QUEUED if j.attempts < MAX_ATTEMPTS else FAILED
+                if j.state == FAILED:
+                    j.error = j.error or "stopped mid-job too often"
+            s.commit()
+            if jobs:
+                log.info("pipeline: %d interrupted jobs resumed", len(jobs))
+            return len(jobs)
+
+    def _run(self) -> None:
+        while not self.stop_event.is_set():
+            try:
+                busy = self.run_once()
+            except Exception:  # keep the worker alive; the job's row says what failed
+                log.exception("pipeline worker")
+                busy = False
+            if not busy:
+                self.wake.wait(self.poll)
+                self.wake.clear()
+
+    def run_once(self) -> bool:
+        """Queue what is new, then do the oldest queued job. False when there was nothing to do."""
+        with self.db.session() as s:
+            self.schedule(s)
+            job = s.scalars(select(PipelineJob).where(PipelineJob.state == QUEUED)
+                            .order_by(PipelineJob.kind != OBSERVE, PipelineJob.id).limit(1)).first()
+            if job is None:
+                return False
+            job.state, job.started_at, job.attempts = RUNNING, utcnow(), job.attempts + 1
+            s.commit()
+            try:
+                result = self._observe(s, job) if job.kind == OBSERVE else self._transcribe(s, job)
+            except Exception as e:  # noqa: BLE001 - every failure is recorded on the job
+                if self.stop_event.is_set():
+                    return False  # stopped mid-job: stays running, resumed at the next start
+                s.rollback()
+                job = s.get(PipelineJob, job.id)
+                known = isinstance(e, (JobError, RuntimeError))
+                job.error = str(e) if known else traceback.format_exc(limit=3)
+                job.state = QUEUED if job.attempts < MAX_ATTEMPTS and not isinstance(e, JobError) else FAILED
+                job.finished_at = utcnow()
+                s.commit()
+                log.warning("pipeline: %s job %d failed: %s", job.kind, job.id, str(e).splitlines()[0] if str(e) else e)
+                return True
+            job.state, job.finished_at, job.error = DONE, utcnow(), ""
+            job.result_json = json.dumps(result)
+            s.commit()
+            return True
+
+    # ------------------------------------------------------------------ scheduling
+    def schedule(self, s: Session) -> None:
+        observed = set(s.scalars(select(PipelineJob.segment_id).where(PipelineJob.kind == OBSERVE)))
+        for seg in s.scalars(select(Segment).where(Segment.deleted_at.is_(None))):
+            if seg.id not in observed:
+                s.add(PipelineJob(kind=OBSERVE, segment_id=seg.id, state=QUEUED, attempts=0, inputs="",
+                                  result_json="", error="", created_at=utcnow()))
+        s.flush()
+        states = dict(s.execute(select(PipelineJob.segment_id, PipelineJob.state)
+                                .where(PipelineJob.kind == OBSERVE)).all())
+        for m in s.scalars(select(Match)):
+            segs = match_segments(s, m)
+            if not segs or any(states.get(g.id) in (QUEUED, RUNNING) for g in segs):
+                continue
+            inputs = ",".join(str(g.id) for g in segs if states.get(g.id) == DONE)
+            inputs += f";ended={m.ended_at.isoformat() if m.ended_at else ''}"
+            last = _job(s, kind=TRANSCRIBE, match_id=m.id)
+            if last is not None and (last.inputs == inputs or last.state in (QUEUED, RUNNING)):
+                continue
+            if s.scalar(select(Transcript.id).where(Transcript.match_id == m.id, Transcript.version > 1)):
+                continue  # staff are working on it; new footage does not overrule them
+            s.add(PipelineJob(kind=TRANSCRIBE, match_id=m.id, state=QUEUED, attempts=0, inputs=inputs,
+                              result_json="", error="", created_at=utcnow()))
+        s.commit()
+
+    # ------------------------------------------------------------------ jobs
+    def _observe(self, s: Session, job: PipelineJob) -> dict:
+        seg = s.get(Segment, job.segment_id)
+        if seg is None or seg.deleted_at is not None:
+            raise JobError("the segment has been purged")
+        out = observations_path(self.data_dir, seg)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.part")
+        video = self.store.local_path(seg.storage_key)
+        if not video.is_file():
+            raise JobError(f"the footage file {seg.storage_key} is missing from the store")
+        cmd = [sys.executable, "-m", "bgscribe", "observe", str(video), "--out", str(tmp), "--quiet"]
+        self.child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            stdout, stderr = self.child.communicate(timeout=OBSERVE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.child.kill()
+            self.child.communicate()
+            raise RuntimeError(f"observing {seg.segment_id} took over {OBSERVE_TIMEOUT_S} s") from None
+        finally:
+            code, self.child = self.child.returncode, None
+        if code != 0:
+            tmp.unlink(missing_ok=True)
+            raise RuntimeError(f"bgscribe observe exited with {code}: {(stderr or stdout).strip()[-500:]}")
+        tmp.replace(out)
+        return {"observations": str(out.relative_to(self.data_dir)), "summary": stdout.strip()}
+
+    def _transcribe(self, s: Session, job: PipelineJob) -> dict:
+        from bgscribe.pipeline import decode_match
+        from transcriber.mat import write_mat
+
+        from .api.review import load_transcript
+        from .transcripts import doc_from_report, dumps
+
+        m = s.get(Match, job.match_id)
+        ev = s.get(Event, m.event_id)
+        obs = self.match_observations(s, m)
+        if not any(o.slots is not None for o in obs):
+            raise JobError("no board was read in this match's footage yet")
+        players = (m.player1 or "Player 1", m.player2 or "Player 2")
+        record, report = decode_match(obs, players, ev.match_length, ev.rules_profile, source=f"match {m.id}")
+        final = list(record.games[-1].score) if record.games else [0, 0]
+        if record.games and record.games[-1].winner is not None:
+            final[record.games[-1].winner] += record.games[-1].points or 0
+        won = ev.match_length > 0 and max(final) >= ev.match_length
+        result = {"score": final, "games": len(record.games), "complete": won or m.ended_at is not None,
+                  "actions": sum(len(g.actions) for g in record.games), "flags": len(report["flags"]),
+                  "transcript": None}
+        if not result["complete"]:
+            return result
+        mat = None if report["problems"] else write_mat(record)
+        report["mat_written"] = mat is not None
+        doc = doc_from_report(report, mat, ev.rules_profile)
+        t = s.scalar(select(Transcript).where(Transcript.match_id == m.id))
+        if t is None:
+            load_transcript(s, m, doc, report, None)
+            result["transcript"] = "created"
+        elif t.version == 1 and t.updated_by == "pipeline":  # untouched by staff: replace with the fuller read
+            t.doc_json, t.report_json, t.updated_at = dumps(doc), json.dumps(report), utcnow()
+            rev = s.scalar(select(TranscriptRevision).where(TranscriptRevision.transcript_id == t.id,
+                                                            TranscriptRevision.version == 1))
+            if rev is not None:
+                rev.doc_json = t.doc_json
+            result["transcript"] = "replaced"
+        else:
+            result["transcript"] = "kept (edited by staff)"
+        log.info("pipeline: match %d transcribed: %d games, %d actions, %d flags (%s)", m.id, result["games"],
+                 result["actions"], result["flags"], result["transcript"])
+        return result
+
+    def match_observations(self, s: Session, m: Match) -> list[FrameObservation]:
+        """The match's observations in match time: each segment's shifted by its start after the first's."""
+        out: list[FrameObservation] = []
+        segs = match_segments(s, m)
+        if not segs:
+            return out
+        t0: datetime = segs[0].start
+        for seg in segs:
+            job = _job(s, kind=OBSERVE, segment_id=seg.id)
+            path = observations_path(self.data_dir, seg)
+            if job is None or job.state != DONE or not path.is_file():
+                continue  # a segment that could not be observed is a footage gap to the decoder
+            shift, base = (seg.start - t0).total_seconds(), len(out)
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    if line.strip():
+                        o = FrameObservation.from_json(line)
+                        o.i, o.t = base + o.i, shift + o.t
+                        out.append(o)
+        return out
+
+
+def match_stage(s: Session, match_id: int) -> dict:
+    """Where a match is in the pipeline, for the dashboard: stage (recording / observing / transcribing /
+    failed, or None once a transcript exists or nothing is known), the score decoded so far, the last error."""
+    out = {"stage": None, "score": None, "error": ""}
+    m = s.get(Match, match_id)
+    if m is None:
+        return out
+    last = _job(s, kind=TRANSCRIBE, match_id=match_id, state=DONE)
+    if last is not None:
+        out["score"] = json.loads(last.result_json or "{}").get("score")
+    if s.scalar(select(Transcript.id).where(Transcript.match_id == match_id)) is not None:
+        return out
+    segs = match_segments(s, m)
+    if not segs:
+        return out
+    ids = [g.id for g in segs]
+    jobs = s.scalars(select(PipelineJob).where(PipelineJob.segment_id.in_(ids))).all()
+    failed = [j for j in jobs if j.state == FAILED]
+    pending_t = _job(s, kind=TRANSCRIBE, match_id=match_id)
+    if not jobs and pending_t is None:  # the pipeline has not looked yet (or runs elsewhere)
+        out["stage"] = "recording" if m.ended_at is None or m.ended_at > utcnow() else "transcribing"
+        return out
+    if pending_t is not None and pending_t.state == FAILED:
+        failed.append(pending_t)
+    if any(j.state in (QUEUED, RUNNING) for j in jobs) or len(jobs) < len(ids):
+        out["stage"] = "observing"
+    elif pending_t is not None and pending_t.state in (QUEUED, RUNNING):
+        out["stage"] = "transcribing"
+    elif failed and pending_t is not None and pending_t.state == FAILED:
+        out["stage"] = "failed"
+    else:
+        out["stage"] = "recording"
+    if failed:
+        out["error"] = failed[-1].error.strip().splitlines()[-1] if failed[-1].error.strip() else "failed"
+    return out

@@ -1,0 +1,36 @@
+"""The background pipeline's work list: one row per job, so a restart neither loses nor repeats work."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .models import Base
+
+OBSERVE = "observe"  # one footage segment -> observations (JSON Lines under data_dir/observations)
+TRANSCRIBE = "transcribe"  # a match's observations so far -> score in progress; when complete, the transcript
+
+QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+
+
+class PipelineJob(Base):
+    __tablename__ = "pipeline_jobs"
+    # One observation job per segment (transcription jobs have no segment; NULLs never collide).
+    __table_args__ = (UniqueConstraint("kind", "segment_id", name="uq_pipeline_jobs_segment"),
+                      Index("ix_pipeline_jobs_state", "state"))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    segment_id: Mapped[int | None] = mapped_column(ForeignKey("segments.id", ondelete="CASCADE"), nullable=True)
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), nullable=True,
+                                                 index=True)
+    state: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # For a transcription: which observed segments went in (row ids), so the same input is never decoded twice.
+    inputs: Mapped[str] = mapped_column(Text, default="")
+    result_json: Mapped[str] = mapped_column(Text, default="")  # figures of a finished job (see pipeline.py)
+    error: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

@@ -1,0 +1,114 @@
+"""The background pipeline: segments observed once each, resumed after a crash, failures stated.
+
+Footage here is a test pattern (no board): the pipeline's bookkeeping is what is tested. Real rendered
+matches go through it end to end in tests/cli/test_demo.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timedelta
+
+import pytest
+
+from review_ui.models import Board, Event
+from review_ui.pipeline import Pipeline, match_stage, observations_path
+from review_ui.pipeline_models import DONE, FAILED, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
+from review_ui.services import create_match
+
+from ..capture.helpers import make_clip, needs_ffmpeg
+from .conftest import auth
+from .test_ingest import BASE
+
+START = datetime(2026, 11, 29, 17, 0, 0)
+
+
+def _upload(client, data: bytes, start: datetime, seconds: float, frames: int):
+    sid = f"b07-{start:%Y%m%dT%H%M%S}{start.microsecond // 1000:03d}Z"
+    iso = lambda d: d.isoformat(timespec="milliseconds") + "Z"  # noqa: E731
+    m = {"board": 7, "segment_id": sid, "start": iso(start), "end": iso(start + timedelta(seconds=seconds)),
+         "frames": frames, "dropped_frames": 0, "gaps": [], "sha256": hashlib.sha256(data).hexdigest(),
+         "bytes": len(data)}
+    r = client.post(f"{BASE}/7/segments", json=m, headers=auth())
+    assert r.status_code == 200, r.text
+    r = client.put(f"{BASE}/7/segments/{sid}/data", params={"offset": 0}, content=data, headers=auth())
+    assert r.status_code == 200, r.text
+    r = client.post(f"{BASE}/7/segments/{sid}/complete", headers=auth())
+    assert r.status_code == 200, r.text
+    return sid
+
+
+@pytest.fixture
+def footage(client, tmp_path):
+    """A match on board 7 with two 4-second segments of real H.264 (a test pattern, no board)."""
+    clip = make_clip(tmp_path / "clip.mp4", 4, size="320x180", fps=5).read_bytes()
+    with client.app_state.db.session() as s:
+        ev, b = s.query(Event).first(), s.query(Board).filter_by(number=7).one()
+        match_id = create_match(s, ev, b, START - timedelta(seconds=1), "Ann", "Ben").id
+        s.commit()
+    sids = [_upload(client, clip, START + timedelta(seconds=4 * k), 4, 20) for k in range(2)]
+    return match_id, sids
+
+
+def _pipeline(client) -> Pipeline:
+    st = client.app_state
+    return Pipeline(st.db, st.store, st.settings.data_dir)
+
+
+def _jobs(client, kind=None):
+    with client.app_state.db.session() as s:
+        q = s.query(PipelineJob)
+        if kind:
+            q = q.filter_by(kind=kind)
+        return [(j.id, j.kind, j.segment_id, j.state, j.attempts, j.finished_at, j.error) for j in q.order_by("id")]
+
+
+@needs_ffmpeg
+def test_each_segment_is_observed_once_and_a_restart_resumes_the_interrupted_job(client, footage):
+    match_id, sids = footage
+    p = _pipeline(client)
+    assert p.run_once()  # the first segment
+    first = _jobs(client, OBSERVE)
+    assert [j[3] for j in first] == [DONE, QUEUED]
+    # The server dies while observing the second segment: its row says `running`.
+    with client.app_state.db.session() as s:
+        j = s.get(PipelineJob, first[1][0])
+        j.state, j.attempts = RUNNING, 1
+        s.commit()
+    with client.app_state.db.session() as s:
+        assert match_stage(s, match_id)["stage"] == "observing"
+    p2 = _pipeline(client)
+    assert p2.recover() == 1
+    while p2.run_once():
+        pass
+    jobs = _jobs(client, OBSERVE)
+    assert len(jobs) == 2 and all(j[3] == DONE for j in jobs)
+    assert jobs[0][5] == first[0][5] and jobs[0][4] == 1  # the finished job was not run again
+    assert jobs[1][4] == 2  # the interrupted one ran a second time
+    with client.app_state.db.session() as s:
+        from review_ui.models import Segment
+
+        for seg in s.query(Segment):
+            lines = observations_path(client.app_state.settings.data_dir, seg).read_text().splitlines()
+            assert len(lines) == 20 and all(json.loads(x)["status"] == "no_board" for x in lines)
+        # Observed but no board in sight: the transcription says so, once, and the dashboard shows it.
+        t = _jobs(client, TRANSCRIBE)
+        assert len(t) == 1 and t[0][3] == FAILED and "no board was read" in t[0][6]
+        st = match_stage(s, match_id)
+        assert st["stage"] == "failed" and "no board was read" in st["error"]
+    assert not _pipeline(client).run_once()  # nothing new: no work is repeated
+
+
+@needs_ffmpeg
+def test_a_corrupt_segment_fails_with_a_reason_and_the_rest_goes_on(client, footage, tmp_path):
+    match_id, sids = footage
+    _upload(client, b"\x00garbage, not a video" * 500, START + timedelta(seconds=8), 4, 20)
+    p = _pipeline(client)
+    while p.run_once():
+        pass
+    jobs = _jobs(client, OBSERVE)
+    assert [j[3] for j in jobs] == [DONE, DONE, FAILED]
+    assert jobs[2][4] == 3 and "bgscribe observe exited with 1" in jobs[2][6] and "cannot open" in jobs[2][6]
+    # The match was still transcribed from what could be observed (here: nothing readable).
+    assert len(_jobs(client, TRANSCRIBE)) == 1
