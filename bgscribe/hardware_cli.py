@@ -69,6 +69,8 @@ def add_hardware_commands(sub) -> None:
                    help="the lens's horizontal field of view, for the distances in the advice (default: 62)")
     p.add_argument("--mount-height-cm", type=float, default=None,
                    help="the lens's height above the table, for the distances in the advice")
+    p.add_argument("--open-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="keep trying to connect this long (a camera still booting refuses; default: %(default)s)")
     p.add_argument("--save-still", metavar="FILE.jpg", help="also save the merged still that was graded")
     p.add_argument("--json", action="store_true", help="print the grade as JSON")
     p.set_defaults(func=cmd_check_camera)
@@ -237,7 +239,7 @@ def cmd_check_camera(args) -> int:
         _err("check-camera", str(e))
         return EXIT_USAGE
     try:
-        frames, fps, n = grab(source, args.seconds, size)
+        frames, fps, n = grab(source, args.seconds, size, open_timeout=args.open_timeout)
     except SourceLost as e:
         _err("check-camera", f"cannot read the camera: {e}")
         return EXIT_USAGE

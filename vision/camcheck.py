@@ -35,8 +35,10 @@ EDGE_TIGHT = 0.04  # closer than this: too little room for a knocked board
 MARGIN_WANTED = 0.08  # of the board's size, on every side, when advising a new height
 KEYSTONE_WARN, KEYSTONE_FAIL = 0.05, 0.09  # opposite board edges differ in length by this fraction
 ASPECT_CUT = 0.06  # the located board's width/height vs the real board's: beyond this, part of it is missing
-SHARP_WARN_MM, SHARP_FAIL_MM = 2.6, 3.3  # median edge width (10-90 % rise) in board mm: see the bench's blur sweep
-SHARP_WARN_PX, SHARP_FAIL_PX = 3.2, 4.0  # the same in camera pixels at 1280x720, when the board is not found
+# Median edge width (10-90 % rise) in board mm, from the bench's blur sweep: dice >= 99.5 % up to 2.93 mm
+# (1280x720) and 2.58 mm (1024x576); below it from 3.63 mm (1024x576) and 3.84 mm (1280x720).
+SHARP_WARN_MM, SHARP_FAIL_MM = 2.6, 3.3
+SHARP_WARN_PX, SHARP_FAIL_PX = 3.1, 3.9  # the same in camera pixels at 1280x720, when the board is not found
 DARK_P95, DIM_P95 = 90.0, 130.0  # luma of the brightest 5 % of the board: below these, too dark / dim
 BRIGHT_MEDIAN = 205.0  # board's median luma above this: overexposed
 CLIPPED_FAIL = 0.15  # share of board pixels at 250+ (beyond glare blobs): overexposed

@@ -116,7 +116,8 @@ def test_cropped_fails_on_the_board(tmp_path):
 
 def test_unreachable_camera_exits_2(tmp_path):
     r = subprocess.run([sys.executable, "-m", "bgscribe.cli", "check-camera", f"http://127.0.0.1:{free_port()}/x",
-                        "--seconds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+                        "--seconds", "1", "--open-timeout", "2"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
     assert r.returncode == 2 and "cannot read the camera" in r.stderr
 
 
