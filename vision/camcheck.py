@@ -121,6 +121,13 @@ def grade(frames: list[np.ndarray], fps: float | None = None, *, geom: BoardGeom
     view = _View(w, h, geom, corners, cal.quality, hfov_deg, mount_height_mm)
     exposure = check_exposure(gray, view.mask(shrink=0.03) if view.found else None)
     board = check_board(view, exposure.status == "fail")
+    from .markers import find_markers
+
+    markers = find_markers(still)  # the optional corner markers (hardware/markers-a4.png): reported, not required
+    board.values["markers"] = sorted(markers)
+    if markers and len(markers) < 4 and board.status == "fail":
+        board.message += f" (corner markers seen: {', '.join(map(str, sorted(markers)))}; missing: " \
+            f"{', '.join(str(k) for k in range(4) if k not in markers)})"
     checks = [board, check_resolution(view), check_sharpness(gray, view), exposure, check_glare(still, view),
               check_frame_rate(fps)]
     return CameraGrade(checks, w, h, len(frames), corners if view.found else None)

@@ -107,3 +107,28 @@ def test_low_frame_rate_fails(good, locator):
 def test_no_frames_is_an_error(locator):
     with pytest.raises(ValueError):
         grade([], locator=locator)
+
+
+def test_corner_markers_are_reported(good, locator):
+    """Markers from the printed sheet stuck beside the board show up in the board check's values."""
+    import cv2
+
+    from vision.markers import sheet
+
+    rig, frames = good
+    page = sheet(dpi=150)
+    # marker 0 with its white border (the sheet's 40-100 x 46-106 mm) as the camera sees it (1.2 px/mm),
+    # laid on the table just left of the board's top-left corner
+    marker = page[int(46 / 25.4 * 150):int(106 / 25.4 * 150), int(40 / 25.4 * 150):int(100 / 25.4 * 150)]
+    small = cv2.resize(marker, None, fx=1.2 * 25.4 / 150, fy=1.2 * 25.4 / 150, interpolation=cv2.INTER_AREA)
+    x, y = (int(v) for v in rig.corners()[0])
+    h, w = small.shape
+    assert x - w - 6 >= 0
+    pasted = []
+    for f in frames:
+        f = f.copy()
+        f[y:y + h, x - w - 6:x - 6] = small[..., None]
+        pasted.append(f)
+    g = grade(pasted, 15.0, locator=locator)
+    assert g.check("board").values["markers"] == [0], g.format()
+    assert grade(frames, 15.0, locator=locator).check("board").values["markers"] == []

@@ -167,3 +167,22 @@ def test_register_board_errors(server, tmp_path):
     assert r.returncode == 1 and "cannot reach" in r.stderr
     r = _register(server.url, "--board", "3", cwd=tmp_path)  # default file name, in the working folder
     assert r.returncode == 0 and (tmp_path / "capture-3.env").exists()
+
+
+# ---------------------------------------------------------------------- the threshold benchmark
+
+
+def test_threshold_benchmark_quick():
+    """The benchmark behind the thresholds runs (CI mode) and shows what it measures: dice read at full
+    resolution, misread once a die gets only about 7 px, and blur hurting."""
+    r = subprocess.run([sys.executable, "tests/bench/bench_camera_thresholds.py", "--quick"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    doc = json.loads(r.stdout)
+    levels = {lv["size"]: lv for lv in doc["levels"]}
+    assert set(levels) == {"1600x900", "800x450", "480x270"}
+    assert levels["1600x900"]["dice_value_acc"] >= 0.99 and levels["1600x900"]["px_per_die"] > 20
+    assert levels["480x270"]["px_per_die"] < 8 and levels["480x270"]["dice_value_acc"] < 0.97
+    sharp, soft = sorted(doc["blur"], key=lambda b: b["blur_sigma_px"])
+    assert soft["edge_width_px"] > 2 * sharp["edge_width_px"] and soft["dice_value_acc"] < sharp["dice_value_acc"]
+    assert doc["thresholds"]["dice_value"]["fails_at_size"] == "480x270"
