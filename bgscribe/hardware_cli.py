@@ -41,7 +41,7 @@ def add_hardware_commands(sub) -> None:
     mk = hw.add_parser(
         "markers", help="write the printable corner marker sheet (PDF or PNG)",
         description="Write a page of four ArUco markers (4x4_50, ids 0-3), one per board corner, with cut lines "
-                    "and a 100 mm scale bar. Print at 100 %% on matt paper.")
+                    "and a 100 mm scale bar. Print at 100 % on matt paper.")
     mk.add_argument("--out", required=True, metavar="FILE.pdf|FILE.png")
     mk.add_argument("--dpi", type=int, default=300, help="resolution (default: %(default)s)")
     mk.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default: %(default)s)")
@@ -234,7 +234,7 @@ def cmd_check_camera(args) -> int:
         _err("check-camera", "--seconds must be positive")
         return EXIT_USAGE
     try:
-        size = parse_resolution(args.size) if args.size else None
+        size = parse_resolution(args.size or "1280x720")  # asked of V4L2 devices only; streams come as they are
     except ValueError as e:
         _err("check-camera", str(e))
         return EXIT_USAGE
