@@ -243,6 +243,9 @@ def add_footage_commands(sub) -> None:
                    help="close the segment and pause recording below this much free disk (default: %(default)s)")
     p.add_argument("--heartbeat", type=float, default=10.0, metavar="SECONDS",
                    help="status and preview to the server every so often (default: %(default)s)")
+    p.add_argument("--camera-check", type=float, default=300.0, metavar="SECONDS",
+                   help="grade the camera (board in view, sharpness, exposure, glare, frame rate) this often and "
+                        "show it on the server's dashboard; 0 turns it off (default: %(default)s)")
     p.add_argument("--upload-retry-max", type=float, default=30.0, metavar="SECONDS",
                    help="longest wait between upload retries while the server is down (default: %(default)s)")
     p.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",

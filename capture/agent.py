@@ -44,6 +44,7 @@ class AgentConfig:
     warn_free_mb: float = 1024.0
     min_free_mb: float = 200.0  # below this, stop writing (close the segment cleanly)
     heartbeat_seconds: float = 10.0
+    camera_check_seconds: float = 300.0  # grade the camera (vision/camcheck.py) this often for the dashboard; 0: never
     upload_retry_max: float = 30.0
     drain_seconds: float = 10.0  # at shutdown, how long to keep uploading the spool
     loop: bool = False
@@ -85,6 +86,9 @@ class Agent:
         self.fps_window: list[float] = []
         self.preview: bytes | None = None  # latest JPEG still for the heartbeat
         self.preview_at = 0.0
+        self.camera_check: dict | None = None  # the latest grade, sent with each heartbeat
+        self.check_at: float | None = None  # when the next camera check is due (first: 5 s into recording)
+        self.checking = threading.Event()  # a grade is being computed
         self.error = ""
         self._dropped_at_open = 0
 
@@ -208,6 +212,8 @@ class Agent:
                     self.preview = preview_jpeg(frame)
                 except Exception as e:  # noqa: BLE001 - a preview is nice to have, never worth a frame
                     log.debug("no preview: %s", e)
+            if self.client is not None and self.cfg.camera_check_seconds > 0:
+                self._maybe_check_camera(frame, wall)
             self.state = "recording"
         return EXIT_OK
 
@@ -315,6 +321,40 @@ class Agent:
         elif free_mb >= cfg.warn_free_mb * 1.1:
             self.disk_warned = False
 
+    def _maybe_check_camera(self, frame, wall: float) -> None:
+        """Now and then, grade a full-resolution frame in the background: board in view, sharpness,
+        exposure, glare, frame rate. The picture is taken here (PyAV stays in this thread)."""
+        if self.check_at is None:
+            self.check_at = wall + 5.0
+        if wall < self.check_at or self.checking.is_set():
+            return
+        self.check_at = wall + self.cfg.camera_check_seconds
+        self.checking.set()
+        try:
+            bgr = frame.to_ndarray(format="bgr24")
+        except Exception as e:  # noqa: BLE001 - never worth a frame
+            log.debug("no camera check: %s", e)
+            self.checking.clear()
+            return
+        threading.Thread(target=self._check_camera, args=(bgr, self.status()["fps"]), name="camera-check",
+                         daemon=True).start()
+
+    def _check_camera(self, bgr, fps: float) -> None:
+        try:
+            from vision.camcheck import grade
+
+            g = grade([bgr], fps=fps or None).as_dict()
+            self.camera_check = {"passed": g["passed"], "failed": g["failed"], "size": g["size"],
+                                 "checks": [{k: c[k] for k in ("name", "status", "message")} for c in g["checks"]],
+                                 "at": iso(time.time())}
+            if not g["passed"]:
+                log.warning("camera check failed: %s", "; ".join(
+                    f"{c['name']}: {c['message']}" for c in g["checks"] if c["status"] == "fail"))
+        except Exception as e:  # noqa: BLE001 - the check is advice; recording goes on regardless
+            log.warning("camera check could not run: %s", e)
+        finally:
+            self.checking.clear()
+
     # ---------------------------------------------------------------- heartbeat
     def status(self) -> dict:
         now = time.time()
@@ -328,7 +368,7 @@ class Agent:
             "last_segment": self.last_segment, "camera_connected": bool(self.reader and self.reader.connected),
             "reconnects": self.reader.reconnects if self.reader else 0, "error": self.error,
             "upload_error": self.uploader.last_error if self.uploader and self.uploader.server_ok is False else "",
-            "sent_at": iso(now),
+            "sent_at": iso(now), "camera_check": self.camera_check,
         }
 
     def _send_heartbeat(self) -> None:

@@ -39,7 +39,8 @@ def run(args) -> int:
             encoder=EncoderSettings(width=w, height=h, fps=args.fps, keyframe_interval=args.keyframe_interval,
                                     preset=args.preset, crf=args.crf),
             stall_timeout=args.stall_timeout, reconnect_max=args.reconnect_max, warn_free_mb=args.warn_free_mb,
-            min_free_mb=args.min_free_mb, heartbeat_seconds=args.heartbeat, upload_retry_max=args.upload_retry_max,
+            min_free_mb=args.min_free_mb, heartbeat_seconds=args.heartbeat,
+            camera_check_seconds=args.camera_check, upload_retry_max=args.upload_retry_max,
             drain_seconds=args.drain, loop=args.loop,
             replay_speed=args.replay_speed)
     except ValueError as e:

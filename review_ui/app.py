@@ -18,10 +18,12 @@ log = logging.getLogger("bgscribe.server")
 
 
 def run_purge(app: FastAPI, trigger: str):
+    from .footage_frames import cache_dir
     from .retention import purge
 
     with app.state.db.session() as s:
-        return purge(s, app.state.store, trigger=trigger)
+        return purge(s, app.state.store, trigger=trigger,
+                     frame_cache=cache_dir(app.state.settings.data_dir))
 
 
 async def _purge_loop(app: FastAPI, every: float) -> None:

@@ -60,6 +60,7 @@ def serve(args) -> int:
 
 def purge(args) -> int:
     from .db import Database
+    from .footage_frames import cache_dir
     from .retention import purge as run_purge
     from .storage import make_store
 
@@ -73,7 +74,8 @@ def purge(args) -> int:
     db = Database(settings.db_url)
     try:
         with db.session() as s:
-            report = run_purge(s, make_store(settings), dry_run=args.dry_run)
+            report = run_purge(s, make_store(settings), dry_run=args.dry_run,
+                               frame_cache=cache_dir(settings.data_dir))
     finally:
         db.dispose()
     if args.json:

@@ -109,7 +109,7 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
                "preview_version": int(b.last_seen_at.timestamp()) if b.last_seen_at else 0,
                "agent": None if hb is None else {"state": hb.state, "fps": hb.fps, "dropped_frames": hb.dropped_frames,
                                                  "spool_segments": hb.spool_segments, "error": hb.error},
-               "match": None}
+               "camera": camera_summary(b), "match": None}
         m = board_match(s, b, rounds, now)
         if m is not None:
             row["match"] = {"id": m.id, "round": m.round.number if m.round else None, "player1": m.player1,
@@ -117,3 +117,19 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
                             **match_status(s, m, transcripts.get(m.id), stage)}
         out.append(row)
     return out
+
+
+def camera_summary(b: Board) -> dict | None:
+    """The agent's latest camera check, for the board's card: pass or what failed, and every message."""
+    if not b.camera_check:
+        return None
+    try:
+        grade = json.loads(b.camera_check)
+    except ValueError:
+        return None
+    checks = [c for c in grade.get("checks", []) if isinstance(c, dict)]
+    return {"passed": bool(grade.get("passed")), "failed": [c.get("name", "?") for c in checks
+                                                           if c.get("status") == "fail"],
+            "warned": [c.get("name", "?") for c in checks if c.get("status") == "warn"],
+            "detail": "; ".join(f"{c.get('name')}: {c.get('message')}" for c in checks if c.get("status") != "pass"),
+            "checked_at": b.camera_checked_at}

@@ -61,6 +61,9 @@ class Board(Base):
     last_seen_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     preview_jpeg: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     token_set_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)  # created or rotated
+    # The agent's latest camera check (vision/camcheck.py on a full-resolution frame), as JSON.
+    camera_check: Mapped[str | None] = mapped_column(Text, nullable=True)
+    camera_checked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
     event: Mapped[Event | None] = relationship(back_populates="boards")
 

@@ -59,6 +59,7 @@ class Hyp:
     owner: int | None = None
     actions: tuple = ()  # (Action, Provenance) pairs, oldest first
     pending: tuple | None = None  # (doubler, provenance) of a double not yet answered by play
+    note: Flag | None = None  # a doubt about what happened before the next play, flagged on that play
 
     def key(self) -> tuple:
         return (self.pos, self.turn, self.cube, self.owner)
@@ -238,7 +239,10 @@ class Decoder:
             if beam[0].turn is None and self._opening_tie(seg):
                 k += 1  # both players threw the same number: they throw again
                 continue
-            if k + 1 < len(rolls) and beam[0].turn is not None and self._unseen_after(beam[0], seg):
+            nxt_roller = self._dice_roller(rolls[k + 1].roll) if k + 1 < len(rolls) else None
+            same_roller = nxt_roller is not None and nxt_roller == self._dice_roller(seg.roll)
+            if k + 1 < len(rolls) and beam[0].turn is not None and not same_roller \
+                    and self._unseen_after(beam[0], seg):
                 # the board was never seen after this play: decide it together with the next roll's
                 seg.paired = True
                 beam = self._step_pair(beam, seg, rolls[k + 1])
@@ -285,20 +289,12 @@ class Decoder:
             order = np.argsort(-totals)
             for rank in order[:BEAM]:
                 expanded.append((float(totals[rank]), h, (options, totals, splits, order, int(rank))))
-        if not opening:
-            expanded += self._void_throws(beam, seg)
         expanded.sort(key=lambda e: -e[0])
         out: list[Hyp] = []
         seen = set()
-        for total, h, scored in expanded:
+        for total, h, (options, totals, splits, order, rank) in expanded:
             if total < expanded[0][0] - BEAM_MARGIN:
                 break
-            if scored is None:  # the throw did not count: same position, same player throws again
-                if h.key() not in seen:
-                    seen.add(h.key())
-                    out.append(Hyp(total, h.pos, h.turn, h.cube, h.owner, h.actions, h.pending))
-                continue
-            options, totals, splits, order, rank = scored
             _, roller, roll, play = options[rank]
             nh = Hyp(total, play.result, 1 - roller, h.cube, h.owner)
             if nh.key() in seen:
@@ -310,25 +306,43 @@ class Decoder:
                           if sorted(options[j][2]) != sorted(roll)), None)
             split = int(splits[rank])
             prov = self._provenance(seg, play, roll, split, total, alts, other)
+            if h.note is not None:
+                prov.flags.insert(0, h.note)
             nh.actions = h.actions + ((Move(roller, roll, play.notation), prov),)
             nh = self._cube_actions(nh, seg, split, roller)
             out.append(nh)
             if len(out) >= BEAM:
                 break
+        if not opening and expanded:
+            # Beside the plays (which may all tie when the board is not seen after them), always keep the
+            # best history in which the throw did not count: the next throw decides.
+            voids = [v for v in self._void_throws(beam, seg) if v[0] >= expanded[0][0] - BEAM_MARGIN]
+            if voids:
+                total, h, note = max(voids, key=lambda v: v[0])
+                out.append(Hyp(total, h.pos, h.turn, h.cube, h.owner, h.actions, h.pending, note or h.note))
+                out.sort(key=lambda x: -x.score)
         return out or beam
 
-    def _void_throws(self, beam: list[Hyp], seg: Segment) -> list[tuple[float, Hyp, None]]:
+    def _void_throws(self, beam: list[Hyp], seg: Segment) -> list[tuple[float, Hyp, Flag | None]]:
         """Histories where this throw did not count (a cocked die the camera took for a lying one): the
-        same player throws again into the same half, and the board does not change in between."""
+        same player throws again into the same half, and the board does not change in between.
+        Under rules where a die on a checker counts, a rethrown die on a checker is flagged: perhaps it
+        was cocked against the checker, perhaps the players rethrew a throw that stood."""
         nxt = seg.next_roll
         roller = self._dice_roller(seg.roll)
         if nxt is None or roller is None or self._dice_roller(nxt) != roller:
             return []
+        note = None
+        if seg.roll.dice.on_checker > 0.5 and self.profile.dice_on_checker_valid:
+            d = [int(np.argmax(v)) + 1 for v in seg.roll.dice.values]
+            note = Flag("dice_on_checker", f"the throw before this one ({''.join(map(str, d))}, a die on a checker) "
+                        f"was thrown again; under {self.profile.name} rules a die lying flat on a checker counts",
+                        None)
         out = []
         for h in beam[:2]:
             if h.turn == roller:
                 total, _ = self.scorer.segment(seg, h.pos, [h.pos])
-                out.append((h.score + float(total[0]) - VOID_THROW_COST, h, None))
+                out.append((h.score + float(total[0]) - VOID_THROW_COST, h, note))
         return out
 
     def _score(self, h: Hyp, seg: Segment, cands, opening: bool):

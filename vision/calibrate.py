@@ -17,6 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .frames import as_bgr
+
 IN_W, IN_H = 256, 144  # network input
 OUT_W, OUT_H = 128, 72  # heat-map grid
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -174,7 +176,7 @@ class Tracker:
             return self._relocate(frame)
         if quiet and self.since >= self.recheck_every:
             self.since = 0
-            refined, q = refine(frame, self.current.corners)
+            refined, q = refine(as_bgr(frame), self.current.corners)
             moved = refined is None or np.abs(refined - self.current.corners).max() > 2.0
             if refined is not None and q >= 0.6 and not moved:
                 self.current = Calibration(refined, max(self.current.quality, q), refined=True)
@@ -183,7 +185,7 @@ class Tracker:
         return self.current
 
     def _relocate(self, frame: np.ndarray) -> Calibration | None:
-        cal = self.locator.locate(frame)
+        cal = self.locator.locate(as_bgr(frame))
         self.relocations += 1
         self.since = 0
         if cal.ok or self.current is None:

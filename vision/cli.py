@@ -27,8 +27,8 @@ def run_observe(args) -> int:
     except (ValueError, FileNotFoundError) as e:
         print(f"bgscribe observe: {e}", file=sys.stderr)
         return 1
-    print(f"wrote {args.out}: {stats['frames']} frames observed, {stats['reads']} full board reads, "
-          f"{stats['fps']:.0f} frames/s")
+    print(f"wrote {args.out}: {stats['frames']} frames ({stats['analysed']} analysed, the rest still), "
+          f"{stats['reads']} full board reads, {stats['fps']:.0f} frames/s")
     return 0
 
 

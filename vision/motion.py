@@ -2,8 +2,8 @@
 
 Motion is measured on a small grey copy of the frame, inside the board's outline:
 the fraction of pixels that changed since the previous analysed frame. A frame is
-quiet once motion has stayed low for `hold` consecutive analysed frames; only
-quiet frames are read in full (a hand in the picture is almost never still that long).
+quiet once motion has stayed low for a moment (0.4 s); only quiet frames are read
+in full (a hand in the picture is almost never still that long).
 """
 
 from __future__ import annotations
@@ -11,7 +11,15 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-SMALL = (192, 108)
+SMALL_W = 192  # about this wide: an integer reduction of the frame (exact area averaging is fast)
+
+
+def small_gray(gray: np.ndarray) -> tuple[np.ndarray, int]:
+    """A small blurred copy of a luma picture, and the reduction factor."""
+    k = max(1, round(gray.shape[1] / SMALL_W))
+    h, w = gray.shape[0] // k, gray.shape[1] // k
+    small = cv2.resize(gray[:h * k, :w * k], (w, h), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (3, 3), 0), k
 
 
 class MotionMeter:
@@ -22,23 +30,22 @@ class MotionMeter:
         self._mask_key: bytes | None = None
         self.reference: np.ndarray | None = None  # the last quiet picture: how much differs from it now
 
-    def _board_mask(self, corners: np.ndarray | None, shape: tuple[int, int]) -> np.ndarray:
+    def _board_mask(self, corners: np.ndarray | None, shape: tuple[int, int], k: int) -> np.ndarray:
         if corners is None:
-            return np.ones(SMALL[::-1], bool)
-        key = np.round(corners).tobytes()
-        if key != self._mask_key:
-            h, w = shape
-            pts = (np.asarray(corners) * [SMALL[0] / w, SMALL[1] / h]).astype(np.int32)
-            m = np.zeros(SMALL[::-1], np.uint8)
-            cv2.fillConvexPoly(m, pts, 1)
+            return np.ones(shape, bool)
+        key = np.round(corners).tobytes() + bytes([k])
+        if key != self._mask_key or self.mask.shape != shape:
+            m = np.zeros(shape, np.uint8)
+            cv2.fillConvexPoly(m, (np.asarray(corners) / k).astype(np.int32), 1)
             self.mask, self._mask_key = m.astype(bool), key
         return self.mask
 
-    def update(self, frame: np.ndarray, corners: np.ndarray | None = None) -> tuple[float, float]:
-        """(motion, changed-since-last-quiet) as fractions of the board's area."""
-        small = cv2.cvtColor(cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
-        small = cv2.GaussianBlur(small, (3, 3), 0)
-        mask = self._board_mask(corners, frame.shape[:2])
+    def update(self, gray: np.ndarray, corners: np.ndarray | None = None) -> tuple[float, float]:
+        """(motion, changed-since-last-quiet) as fractions of the board's area, from a frame's luma."""
+        small, k = small_gray(gray)
+        if self.prev is not None and self.prev.shape != small.shape:
+            self.prev = self.reference = None  # the picture size changed: start afresh
+        mask = self._board_mask(corners, small.shape, k)
         area = max(1, int(mask.sum()))
         motion = 1.0 if self.prev is None else \
             float(((cv2.absdiff(small, self.prev) > self.threshold) & mask).sum()) / area
@@ -53,10 +60,19 @@ class MotionMeter:
 
 
 class QuietDetector:
-    def __init__(self, hold: int, threshold: float = 0.004):
-        self.hold, self.threshold = hold, threshold
-        self.still = 0
+    """Quiet once motion has stayed low for `hold_s` seconds (timed, so frames the decoder skipped
+    because nothing changed count as the still time they are)."""
 
-    def update(self, motion: float) -> bool:
-        self.still = self.still + 1 if motion < self.threshold else 0
-        return self.still >= self.hold
+    def __init__(self, hold_s: float, threshold: float = 0.004):
+        self.hold_s, self.threshold = hold_s, threshold
+        self.since: float | None = None  # the time stillness began: the frame before the first still one
+        self.prev_t: float | None = None
+
+    def update(self, motion: float, t: float) -> bool:
+        prev, self.prev_t = self.prev_t, t
+        if motion >= self.threshold or prev is None:
+            self.since = None
+            return False
+        if self.since is None:
+            self.since = prev
+        return t - self.since >= self.hold_s - 1e-3

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import av
 import cv2
 import numpy as np
 
 from .calibrate import BoardLocator, Calibration, Tracker
+from .decoding import frame_count, video_fps, video_frames
+from .frames import as_frame
 from .geometry import BoardGeometry
 from .motion import MotionMeter, QuietDetector
 from .observation import FrameObservation
@@ -30,6 +31,7 @@ class ObserveOptions:
     quiet_hold_s: float = 0.4  # still this long before a frame counts as quiet
     read_every_s: float = 1.0  # re-read a long quiet spell this often
     every: int = 1  # analyse every n-th frame
+    skip_still: bool = True  # leave still stretches between identical keyframes undecoded (vision/decoding.py)
 
 
 def trays_on_right(rect: np.ndarray) -> bool:
@@ -53,7 +55,7 @@ class Observer:
         self.fps = fps
         self.tracker = Tracker(locator or BoardLocator())
         self.motion = MotionMeter()
-        self.quiet = QuietDetector(hold=max(1, int(round(self.opts.quiet_hold_s * fps / self.opts.every))))
+        self.quiet = QuietDetector(self.opts.quiet_hold_s)
         if reader is None:
             from .readers import read_board as reader
         self.reader = reader
@@ -73,11 +75,12 @@ class Observer:
     def observe(self, i: int, t: float, frame: np.ndarray | None) -> FrameObservation:
         if frame is None:
             return FrameObservation(i, t, status="corrupt")
-        if float(frame.mean()) < 8.0:
+        frame = as_frame(frame)
+        if frame.mean_luma() < 8.0:
             return FrameObservation(i, t, status="black")
         cal = self.tracker.current
-        motion, changed = self.motion.update(frame, cal.corners if cal else None)
-        quiet = self.quiet.update(motion)
+        motion, changed = self.motion.update(frame.gray, cal.corners if cal else None)
+        quiet = self.quiet.update(motion, t)
         cal = self.tracker.update(frame, quiet)
         obs = FrameObservation(i, t, status="moving", motion=motion, occluded=changed)
         if cal is None or not cal.ok:
@@ -94,8 +97,8 @@ class Observer:
         self.was_quiet = True
         self.last_read_t = t
         self.motion.mark_quiet()
-        geom = self._geometry(frame, cal)
-        rect = rectify(frame, homography(cal.corners, geom), geom)
+        geom = self._geometry(frame.bgr, cal)
+        rect = rectify(frame.bgr, homography(cal.corners, geom), geom)
         obs.slots, obs.dice, obs.cube = self.reader(rect, geom)
         x0, _, x1, _ = geom.bar_rect()
         obs.bar_x = (x0 + x1) / 2
@@ -104,68 +107,21 @@ class Observer:
         return obs
 
 
-def video_frames(path: str | Path, every: int = 1) -> Iterator[tuple[int, float, np.ndarray | None]]:
-    """Decoded frames (index, seconds, BGR) of a video file or stream; a frame that fails to
-    decode comes out as None rather than ending the stream."""
-    try:
-        container = av.open(str(path))
-    except (av.FFmpegError, OSError) as e:
-        raise ValueError(f"cannot open {path}: {e}") from None
-    with container:
-        if not container.streams.video:
-            raise ValueError(f"cannot open {path}: no video stream in it")
-        stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
-        base = float(stream.time_base) if stream.time_base else 1 / 15
-        i = 0
-        packets = container.demux(stream)
-        while True:
-            try:
-                packet = next(packets)
-            except StopIteration:
-                break
-            except av.FFmpegError:
-                yield i, i / 15, None
-                i += 1
-                continue
-            try:
-                frames = packet.decode()
-            except av.FFmpegError:
-                yield i, (packet.pts or 0) * base, None
-                i += 1
-                continue
-            for f in frames:
-                if i % every == 0:
-                    t = f.pts * base if f.pts is not None else i / 15
-                    yield i, t, f.to_ndarray(format="bgr24")
-                i += 1
-
-
-def video_fps(path: str | Path) -> float:
-    try:
-        c = av.open(str(path))
-    except (av.FFmpegError, OSError) as e:
-        raise ValueError(f"cannot open {path}: {e}") from None
-    with c:
-        if not c.streams.video:
-            raise ValueError(f"cannot open {path}: no video stream in it")
-        rate = c.streams.video[0].average_rate
-        return float(rate) if rate else 15.0
-
-
 def observe_video(path: str | Path, out: str | Path, options: ObserveOptions | None = None,
                   progress: bool = True, frames: Iterable | None = None) -> dict:
     opts = options or ObserveOptions()
     fps = video_fps(path)
     observer = Observer(fps, opts)
-    total = _frame_count(path)
+    total = frame_count(path)
     t0 = time.perf_counter()
     n = reads = 0
     with open(out, "w", encoding="utf-8") as f:
-        for i, t, frame in frames or video_frames(path, opts.every):
+        last = -1
+        for i, t, frame in frames or video_frames(path, opts.every, opts.skip_still):
             obs = observer.observe(i, t, frame)
             f.write(obs.to_json() + "\n")
             n += 1
+            last = i
             reads += obs.slots is not None
             if progress and (n % 200 == 0):
                 done = f"{i + 1}/{total}" if total else f"{i + 1}"
@@ -174,13 +130,6 @@ def observe_video(path: str | Path, out: str | Path, options: ObserveOptions | N
     if progress:
         sys.stderr.write("\n")
     wall = time.perf_counter() - t0
-    return {"frames": n, "reads": reads, "wall_s": wall, "fps": n / wall if wall else 0.0,
-            "relocations": observer.tracker.relocations}
-
-
-def _frame_count(path: str | Path) -> int | None:
-    try:
-        with av.open(str(path)) as c:
-            return c.streams.video[0].frames or None
-    except (av.FFmpegError, OSError):
-        return None
+    # frames: of the video (analysed or skipped as still); fps: of the video per second of work
+    return {"frames": last + 1, "analysed": n, "reads": reads, "wall_s": wall,
+            "fps": (last + 1) / wall if wall else 0.0, "relocations": observer.tracker.relocations}

@@ -199,6 +199,7 @@ class HeartbeatIn(BaseModel):
     last_segment: str = ""
     error: str = ""
     preview_jpeg: str | None = Field(None, max_length=2_000_000)
+    camera_check: dict | None = None  # vision.camcheck grade: {"passed", "failed", "checks": [...], ...}
 
 
 @router.post("/heartbeat")
@@ -221,5 +222,10 @@ async def heartbeat(board: int, b: BoardDep, session: SessionDep, request: Reque
         if jpeg[:2] != b"\xff\xd8":
             raise HTTPException(422, "preview_jpeg is not a JPEG")
         b.preview_jpeg = jpeg
+    if hb.camera_check is not None:
+        text = json.dumps(hb.camera_check)
+        if len(text) > 20_000 or not isinstance(hb.camera_check.get("checks"), list):
+            raise HTTPException(422, "camera_check must be a camera grade (with its 'checks'), under 20 kB")
+        b.camera_check, b.camera_checked_at = text, now
     session.commit()
     return {"ok": True}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
@@ -101,6 +102,8 @@ def get_boards(session: SessionDep):
         hb = session.scalar(select(Heartbeat).where(Heartbeat.board_id == b.id).order_by(Heartbeat.id.desc()))
         out.append({"number": b.number, "event_id": b.event_id, "last_seen_at": b.last_seen_at,
                     "has_preview": b.preview_jpeg is not None,
+                    "camera_check": json.loads(b.camera_check) if b.camera_check else None,
+                    "camera_checked_at": b.camera_checked_at,
                     "heartbeat": None if hb is None else {
                         k: getattr(hb, k) for k in ("received_at", "state", "fps", "frames", "dropped_frames",
                                                     "spool_segments", "spool_bytes", "free_disk_bytes",

@@ -127,3 +127,25 @@ def test_live_fragment_for_the_refresh(dash):
     assert "<html" not in r.text and 'data-board="7"' in r.text and "online" in r.text
     page = dash.get("/").text
     assert '<div id="live" data-refresh="5">' in page and "/static/dashboard.js" in page
+
+
+def test_camera_grade_from_the_agent_on_the_board_card(dash):
+    grade = {"passed": False, "failed": ["glare"], "size": [1280, 720],
+             "checks": [{"name": "board", "status": "pass", "message": "whole board in view"},
+                        {"name": "sharpness", "status": "warn", "message": "edges 2.8 mm wide"},
+                        {"name": "glare", "status": "fail", "message": "glare on the right half: move the lamp"}]}
+    heartbeat(dash, camera_check=grade)
+    b = boards(dash)
+    assert b[7]["camera"]["failed"] == ["glare"] and b[7]["camera"]["warned"] == ["sharpness"]
+    assert b[8]["camera"] is None  # never graded
+    page = dash.get("/dashboard/live").text
+    assert "fix glare" in page and "glare on the right half: move the lamp" in page
+    # A later heartbeat without a grade keeps the last one; a passing grade replaces it.
+    heartbeat(dash)
+    assert boards(dash)[7]["camera"]["failed"] == ["glare"]
+    heartbeat(dash, camera_check={**grade, "passed": True, "failed": [], "checks": grade["checks"][:1]})
+    assert boards(dash)[7]["camera"]["passed"]
+    # Not a grade: refused, nothing stored.
+    r = dash.post("/api/v1/ingest/boards/7/heartbeat", json={"camera_check": {"passed": True}}, headers=auth(TOKEN))
+    assert r.status_code == 422 and "camera_check" in r.text
+    assert boards(dash)[7]["camera"]["passed"]

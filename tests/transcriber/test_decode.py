@@ -173,7 +173,10 @@ def test_a_cocked_throw_the_camera_took_for_a_real_one_is_not_a_turn(tmp_path_fa
     _, _, res, figures = _decode(truth, obs)
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
     assert figures["plays_right"] >= figures["plays"] - 1  # (a quick Cannot Move elsewhere may go unseen)
-    near = [f for f in res.flags if f["t"] is not None and any(abs(f["t"] - t) < 15 for t in cocked)]
+    # (a cocked die leaning on a checker, read as lying on it, is worth a look under rules where a die on a
+    # checker counts: that is the one flag allowed there)
+    near = [f for f in res.flags if f["t"] is not None and any(abs(f["t"] - t) < 15 for t in cocked)
+            and f["reason"] != "dice_on_checker"]
     assert near == [], near
 
 

@@ -80,7 +80,8 @@ def render_match(record: MatchRecord, out: str | Path, truth: str | Path | None 
         stream = container.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
         stream.width, stream.height = size
         stream.pix_fmt = "yuv420p"
-        stream.options = {"preset": "ultrafast", "crf": str(rig.profile.crf), "g": str(int(fps * 2))}
+        # a keyframe a second, as capture agents record (capture/recorder.py)
+        stream.options = {"preset": "ultrafast", "crf": str(rig.profile.crf), "g": str(max(1, round(fps)))}
         truth_f = stack.enter_context(open(truth, "w", encoding="utf-8")) if truth else None
         if truth_f:
             header = {"type": "header", "schema": 1, "fps": fps, "size": list(size), "seed": seed,

@@ -1,0 +1,56 @@
+"""The camera grade on the dashboard: a capture agent grades its own full-resolution frames and sends the
+grade with its heartbeat; the server keeps the latest per board and the dashboard shows it."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import av
+import pytest
+
+from ..capture.helpers import Server, agent, wait_for
+from .scenes import board_frames, glared
+
+
+def _clip(path, frames, seconds: float = 8, fps: int = 15):
+    with av.open(str(path), "w") as c:
+        s = c.add_stream("libx264", rate=Fraction(fps))
+        s.width, s.height, s.pix_fmt = frames[0].shape[1], frames[0].shape[0], "yuv420p"
+        s.options = {"preset": "ultrafast", "g": str(fps)}
+        for k in range(int(seconds * fps)):
+            for p in s.encode(av.VideoFrame.from_ndarray(frames[k % len(frames)], format="bgr24")):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    return path
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory):
+    d = tmp_path_factory.mktemp("camclips")
+    rig, frames = board_frames(n=6)
+    return {"good": _clip(d / "good.mp4", frames), "glare": _clip(d / "glare.mp4", glared(frames, rig))}
+
+
+def _board(server, n: int) -> dict:
+    return next(b for b in server.staff("GET", "/api/v1/boards").json() if b["number"] == n)
+
+
+@pytest.mark.parametrize("case", ["good", "glare"])
+def test_agent_sends_its_camera_grade_and_the_server_keeps_it(tmp_path, clips, case):
+    server = Server(tmp_path / "data", boards={3: "tok-3"}).start()
+    try:
+        a = agent(3, str(clips[case]), tmp_path, "--server", server.url, "--token", "tok-3",
+                  "--spool", str(tmp_path / "spool"), "--heartbeat", "1", "--camera-check", "2", "--loop")
+        wait_for(lambda: _board(server, 3)["camera_check"] is not None, 90, "a camera grade on board 3", every=1)
+        a.stop()
+        grade = _board(server, 3)["camera_check"]
+        names = {c["name"]: c for c in grade["checks"]}
+        assert {"board", "sharpness", "exposure", "glare"} <= names.keys()
+        if case == "good":
+            assert grade["passed"], grade
+        else:
+            assert not grade["passed"] and "glare" in grade["failed"], grade
+            assert "right half" in names["glare"]["message"]
+    finally:
+        server.stop()

@@ -1,0 +1,53 @@
+"""A decoded picture, converted only as far as it is used.
+
+Most analysed frames only need their luma for motion; the BGR picture (a colour conversion that costs
+as much as decoding) is made when the board is located or read.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+_LUMA_FIRST = ("yuv", "yuvj", "nv12", "nv21", "gray")
+
+
+class Frame:
+    def __init__(self, av_frame=None, bgr: np.ndarray | None = None):
+        self._av = av_frame
+        self._bgr = bgr
+        self._gray: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        if self._bgr is not None:
+            return self._bgr.shape
+        return (self._av.height, self._av.width, 3)
+
+    @property
+    def bgr(self) -> np.ndarray:
+        if self._bgr is None:
+            self._bgr = self._av.to_ndarray(format="bgr24")
+        return self._bgr
+
+    @property
+    def gray(self) -> np.ndarray:
+        """Luma: for YUV video the decoder's own plane, no conversion."""
+        if self._gray is None:
+            if self._av is not None and self._av.format.name.startswith(_LUMA_FIRST):
+                p = self._av.planes[0]
+                self._gray = np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, :p.width]
+            else:
+                self._gray = cv2.cvtColor(self.bgr, cv2.COLOR_BGR2GRAY)
+        return self._gray
+
+    def mean_luma(self) -> float:
+        return float(self.gray[::8, ::8].mean())
+
+
+def as_frame(frame) -> Frame:
+    return frame if isinstance(frame, Frame) else Frame(bgr=frame)
+
+
+def as_bgr(frame) -> np.ndarray:
+    return frame.bgr if isinstance(frame, Frame) else frame
