@@ -1,4 +1,5 @@
-"""The BMAB submission bundle: the `.mat` of every approved (or submitted) match of an event, and a manifest."""
+"""The BMAB submission bundle: the `.mat` of every approved (or submitted) match of an event or one of its
+rounds, and a manifest."""
 
 from __future__ import annotations
 
@@ -16,13 +17,17 @@ from .services import utcnow
 from .transcripts import mat_text, record_from_doc
 
 
-def bmab_bundle(s: Session, event: Event) -> tuple[bytes, dict]:
-    """(zip bytes, manifest). Only approved or submitted transcripts go in; the manifest lists the rest as left out."""
+def bmab_bundle(s: Session, event: Event, rnd=None) -> tuple[bytes, dict]:
+    """(zip bytes, manifest) for the event, or only the round `rnd` (a setup_models.Round). Only approved or
+    submitted transcripts go in; the manifest lists the rest as left out."""
     manifest = {"event": event.name, "event_id": event.id, "created_at": utcnow().isoformat(timespec="seconds"),
-                "matches": [], "left_out": []}
+                "round": rnd.number if rnd is not None else None, "matches": [], "left_out": []}
+    q = select(Match).where(Match.event_id == event.id).order_by(Match.id)
+    if rnd is not None:
+        q = q.where(Match.round_id == rnd.id)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for m in s.scalars(select(Match).where(Match.event_id == event.id).order_by(Match.id)):
+        for m in s.scalars(q):
             t = s.scalar(select(Transcript).where(Transcript.match_id == m.id))
             if t is None or t.status not in (STATUS_APPROVED, STATUS_SUBMITTED):
                 manifest["left_out"].append({"match": m.id, "board": m.board.number,
@@ -35,7 +40,8 @@ def bmab_bundle(s: Session, event: Event) -> tuple[bytes, dict]:
             z.writestr(name, data)
             manifest["matches"].append({
                 "file": name, "match": m.id, "match_id": record_from_doc(doc).match_id, "board": m.board.number,
-                "players": doc["players"], "length": doc["length"], "round": doc["meta"].get("Round", ""),
+                "players": doc["players"], "length": doc["length"],
+                "round": m.round.number if m.round else doc["meta"].get("Round", ""),
                 "status": t.status, "approved_by": t.approved_by,
                 "approved_at": t.approved_at.isoformat() if t.approved_at else None,
                 "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})

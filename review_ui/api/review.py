@@ -372,17 +372,26 @@ def match_rows(session: Session) -> list[dict]:
 
 
 @router.get("/events/{event_id}/bmab-bundle.zip")
-def get_bundle(event_id: int, login: LoginDep, session: SessionDep):
-    """The approved matches' `.mat` files and a manifest (event, players, board, match IDs, sha256)."""
+def get_bundle(event_id: int, login: LoginDep, session: SessionDep, round: int | None = None):  # noqa: A002
+    """The approved matches' `.mat` files and a manifest (event, round, players, board, match IDs, sha256);
+    `?round=N` for one round."""
     from ..bundle import bmab_bundle
     from ..models import Event
+    from ..setup_models import Round
 
     ev = session.get(Event, event_id)
     if ev is None:
         raise HTTPException(404, f"no event {event_id}")
-    data, _manifest = bmab_bundle(session, ev)
-    audit(session, login, None, "bmab_bundle", f"event {event_id}", "", f"{len(_manifest['matches'])} matches")
+    rd = None
+    if round is not None:
+        rd = session.scalar(select(Round).where(Round.event_id == event_id, Round.number == round))
+        if rd is None:
+            raise HTTPException(404, f"event {event_id} has no round {round}")
+    data, manifest = bmab_bundle(session, ev, rd)
+    what = f"event {event_id}" + (f" round {round}" if rd else "")
+    audit(session, login, None, "bmab_bundle", what, "", f"{len(manifest['matches'])} matches")
     session.commit()
+    name = f"bmab_event{event_id}" + (f"_round{round}" if rd else "") + ".zip"
     return Response(data, media_type="application/zip",
-                    headers={"Content-Disposition": f'attachment; filename="bmab_event{event_id}.zip"'})
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

@@ -347,3 +347,30 @@ def test_bmab_bundle_holds_approved_matches_with_checksums(ann):
     rec = parse_mat(data.decode())
     assert replay_match(rec).problems == [] and rec.meta["Event"] == "EPC Leg 3" and rec.meta["Board"] == "7"
     assert [x["match"] for x in manifest["left_out"]] == [second]
+
+
+def test_bmab_bundle_of_one_round(ann):
+    import io
+    import zipfile
+
+    from review_ui.models import Match
+    from review_ui.services import utcnow
+    from review_ui.setup_models import Round
+
+    with ann.app_state.db.session() as s:
+        r1 = Round(event_id=1, number=1, starts_at=utcnow(), created_at=utcnow())
+        r2 = Round(event_id=1, number=2, starts_at=utcnow(), created_at=utcnow())
+        s.add_all([r1, r2])
+        s.flush()
+        s.get(Match, ann.match_id).round_id = r1.id
+        s.commit()
+    v = _clear_all_flags(ann, ann.h)
+    ann.post(url(ann, "/approve"), json={"version": v}, headers=ann.h)
+    r = ann.get("/api/v1/events/1/bmab-bundle.zip", params={"round": 1})
+    assert r.status_code == 200 and 'filename="bmab_event1_round1.zip"' in r.headers["content-disposition"]
+    manifest = json.loads(zipfile.ZipFile(io.BytesIO(r.content)).read("manifest.json"))
+    assert manifest["round"] == 1 and [m["round"] for m in manifest["matches"]] == [1]
+    r = ann.get("/api/v1/events/1/bmab-bundle.zip", params={"round": 2})
+    assert json.loads(zipfile.ZipFile(io.BytesIO(r.content)).read("manifest.json"))["matches"] == []
+    r = ann.get("/api/v1/events/1/bmab-bundle.zip", params={"round": 9})
+    assert r.status_code == 404 and "no round 9" in r.text
