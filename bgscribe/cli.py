@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=7, help="simulator seed (default: 7)")
     p.add_argument("--fps", type=float, default=10.0, help="camera frame rate (default: 10)")
     p.add_argument("--size", type=_size, default=(1280, 720), metavar="WxH", help="camera size (default: 1280x720)")
+    p.add_argument("--unplug", type=float, default=15.0, metavar="S",
+                   help="pull the camera's cable for S seconds in the middle of the game, so the review page has "
+                        "a real gap to show; 0: never (default: 15)")
     p.add_argument("--timeout", type=float, default=600, metavar="S",
                    help="give up if the transcript is not ready this long after the upload (default: 600)")
     p.add_argument("--exit-when-ready", action="store_true", help="stop once the match is ready (for tests)")

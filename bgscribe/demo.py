@@ -1,6 +1,7 @@
 """`bgscribe demo`: the whole product on one machine, on embedded defaults.
 
-1. the simulator renders the opening game of a bundled real match under an overhead camera;
+1. the simulator renders the opening game of a bundled real match under an overhead camera, and
+   (as happens at a venue) the camera's cable is pulled for a few seconds in the middle of it;
 2. the server starts (SQLite, footage store and the background pipeline in DIR/data);
 3. a capture agent replays the video as if it were the board's camera and uploads its segments;
 4. the pipeline observes each segment as it arrives and transcribes the match once it is over;
@@ -41,6 +42,31 @@ def free_port(preferred: int) -> int:
     raise OSError("no free port on 127.0.0.1")
 
 
+def unplug(video: Path, out: Path, at_s: float, seconds: float) -> tuple[float, float]:
+    """The camera's cable pulled for a while, as happens at a venue: the packets from the keyframe at
+    ``at_s`` to the one ``seconds`` later are left out (timestamps keep the hole). Returns the hole."""
+    import av
+
+    with av.open(str(video)) as src, av.open(str(out), "w") as dst:
+        s_in = src.streams.video[0]
+        s_out = dst.add_stream_from_template(s_in)
+        cut, hole = None, None
+        for p in src.demux(s_in):
+            if p.dts is None:
+                continue
+            t = float(p.pts * s_in.time_base)
+            if p.is_keyframe:
+                if cut is None and t >= at_s:
+                    cut = t
+                elif cut is not None and hole is None and t >= cut + seconds:
+                    hole = (cut, t)
+            if cut is not None and hole is None:
+                continue
+            p.stream = s_out
+            dst.mux(p)
+    return hole or (at_s, at_s)
+
+
 def render(out: Path, args) -> tuple[Path, object]:
     from transcriber.mat import read_mat
     from vision.synth.video import render_match
@@ -53,6 +79,11 @@ def render(out: Path, args) -> tuple[Path, object]:
     stats = render_match(record, video, out / "truth.jsonl", profile=args.profile, seed=args.seed, fps=args.fps,
                          size=args.size, games=args.games, progress=True)
     say(f"rendered {stats.frames} frames ({stats.seconds:.0f} s of play) in {time.perf_counter() - t0:.0f} s")
+    if args.unplug > 0:
+        full = out / "board01-full.mp4"
+        video.replace(full)
+        a, b = unplug(full, video, stats.seconds * 0.4, args.unplug)
+        say(f"the camera is unplugged from {a:.0f} s to {b:.0f} s of play: the transcript will flag what it missed")
     return video, record
 
 

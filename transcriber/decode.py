@@ -44,6 +44,7 @@ class Segment:
     settles: list[Settle]
     next_roll: Settle | None = None  # the next roll's first settle
     paired: bool = False  # decided together with the next roll (the board was not seen in between)
+    after_gap: bool = False  # footage is missing just before this roll: whole turns may have passed unseen
 
     @property
     def roll(self) -> Settle:
@@ -121,10 +122,11 @@ class Scorer:
         return np.clip(x @ self.m, 0, MAX_COUNT)  # (N, 54)
 
     @staticmethod
-    def loglik(settles: list[Settle], counts: np.ndarray) -> np.ndarray:
-        """(S, N): log P(settle s | board = candidate n)."""
+    def loglik(settles: list[Settle], counts: np.ndarray, colour: int | None = None) -> np.ndarray:
+        """(S, N): log P(settle s | board = candidate n); with `colour`, of that colour's checkers only."""
         lp = np.stack([s.logp.reshape(N_SLOTS * 2, MAX_COUNT + 1) for s in settles])  # (S, 54, 16)
-        return lp[:, np.arange(N_SLOTS * 2)[None, :], counts].sum(-1)
+        per = lp[:, np.arange(N_SLOTS * 2)[None, :], counts]  # (S, N, 54)
+        return (per if colour is None else per[..., colour::2]).sum(-1)
 
     def segment(self, seg: Segment, before: Position, afters: list[Position]) -> tuple[np.ndarray, np.ndarray]:
         """Per candidate: best total over the split point (settles before it show ``before``, from it on
@@ -233,6 +235,8 @@ class Decoder:
                  and not (seg.roll.dice.cocked > 0.5 or (seg.roll.dice.on_checker > 0.5 and
                                                           not self.profile.dice_on_checker_valid))]
         # (set-up settles before the opening roll are skipped; so are rolls that do not count: rerolled)
+        for prev, seg in zip([None, *rolls], rolls):
+            seg.after_gap = any(t.gap_before > GAP_S for t in seg.settles[:1] + (prev.settles[1:] if prev else []))
         k = 0
         while k < len(rolls):
             seg = rolls[k]
@@ -241,12 +245,18 @@ class Decoder:
                 continue
             nxt_roller = self._dice_roller(rolls[k + 1].roll) if k + 1 < len(rolls) else None
             same_roller = nxt_roller is not None and nxt_roller == self._dice_roller(seg.roll)
-            if k + 1 < len(rolls) and beam[0].turn is not None and not same_roller \
-                    and self._unseen_after(beam[0], seg):
+            on_turn = k + 1 < len(rolls) and beam[0].turn is not None
+            if on_turn and not same_roller and self._unseen_after(beam[0], seg):
                 # the board was never seen after this play: decide it together with the next roll's
                 seg.paired = True
                 beam = self._step_pair(beam, seg, rolls[k + 1])
                 k += 2
+            elif on_turn and same_roller and rolls[k + 1].after_gap and self._ends_unplayed(beam[0], seg) \
+                    and (gap := self._step_gap(beam, seg, rolls[k + 1])):
+                # the footage stopped after this roll and resumed at the same player's next one
+                seg.paired = True
+                beam = sorted(gap + self._step(beam, seg), key=lambda x: -x.score)[:2 * BEAM]
+                k += 1
             else:
                 beam = self._step(beam, seg)
                 k += 1
@@ -272,6 +282,8 @@ class Decoder:
             for h in beam:
                 if h.turn != roller:
                     kept += self._unseen_turns(h, seg)
+                elif seg.after_gap:  # the footage stopped: both players may have played out of sight
+                    kept += self._unseen_round(h, seg)
             beam = sorted(kept, key=lambda h: -h.score)[:2 * BEAM]
         for rank_h, h in enumerate(beam):
             if h.score < beam[0].score - EXPAND_MARGIN:
@@ -378,6 +390,11 @@ class Decoder:
         fit = self.scorer.loglik([nxt], self.scorer.counts([o[3].result for o in options]))[0]
         return float(fit.max()) < nxt.best_loglik() - UNEXPLAINED
 
+    def _ends_unplayed(self, h: Hyp, seg: Segment) -> bool:
+        """The segment's last settle still shows the board before this roll's play."""
+        last = seg.settles[-1]
+        return last.best_loglik() - last.loglik(slot_counts(h.pos, self.seating)) <= UNEXPLAINED / 2
+
     def _step_pair(self, beam: list[Hyp], a: Segment, b: Segment) -> list[Hyp]:
         """Two rolls decided together: every play of the first, each followed by the best plays of
         the second, scored on everything both segments show."""
@@ -438,6 +455,91 @@ class Decoder:
     def _opening_tie(self, seg: Segment) -> bool:
         cands = dice_candidates(seg.roll, False)
         return bool(cands) and cands[0][1][0] == cands[0][1][1]
+
+    def _all_plays(self, pos: Position, player: int) -> list[tuple[float, tuple[int, int], object]]:
+        """(log P(roll), roll, play) for every roll and every distinct play of it."""
+        out = []
+        for a in range(1, 7):
+            for b in range(1, a + 1):
+                lp = float(np.log((1 if a == b else 2) / 36))
+                out += [(lp, (a, b), play) for play in legal_plays(pos, player, (a, b))]
+        return out
+
+    def _unseen_round(self, h: Hyp, seg: Segment, keep: int = 3) -> list[Hyp]:
+        """Histories in which, while the footage was missing, the player on turn and then the other played
+        out of sight, and the player on turn now throws again."""
+        first = seg.settles[0]
+        out = []
+        for prior, acts, pos in self._two_plays(h, self._all_plays(h.pos, h.turn), first, keep):
+            for _, prov in acts:
+                prov.flags.append(Flag("unseen_turn", "played while the footage was missing (roll and play guessed "
+                                       "from the board afterwards)", None))
+            out.append(Hyp(h.score + prior - 2 * UNSEEN_TURN_COST, pos, h.turn, h.cube, h.owner, h.actions + acts))
+        return out
+
+    def _step_gap(self, beam: list[Hyp], seg: Segment, nxt: Segment) -> list[Hyp]:
+        """This roll's play was not seen before the footage stopped, and the same player throws next: the
+        other player's whole turn passed in the gap. This play (its dice read) and that turn are chosen
+        together by the board the next roll shows."""
+        out: list[Hyp] = []
+        first = nxt.settles[0]
+        for h in beam[:2]:
+            before = float(self.scorer.loglik(seg.settles, self.scorer.counts([h.pos])).sum())
+            cands = [(dlp, dice, play) for dlp, dice in dice_candidates(seg.roll, False)[:2]
+                     for play in legal_plays(h.pos, h.turn, dice)]
+            for prior, acts, pos in self._two_plays(h, cands, first, 3):
+                (move_a, prov_a), (move_b, prov_b) = acts
+                prov_a.time = round(seg.roll.t0, 2)
+                prov_b.flags.append(Flag("unseen_turn", "played while the footage was missing (roll and play "
+                                         "guessed from the board afterwards)", None))
+                out.append(Hyp(h.score + before + prior - UNSEEN_TURN_COST, pos, h.turn, h.cube, h.owner,
+                               h.actions + acts))
+        out.sort(key=lambda x: -x.score)
+        return out[:BEAM]
+
+    def _two_plays(self, h: Hyp, cands_a, first: Settle, keep: int, firsts: int = 6):
+        """The likeliest pairs (a play of the player on turn from `cands_a`, then any roll and play of the
+        other) to explain the board `first` shows: [(prior, ((Move, Provenance), (Move, Provenance)), pos)].
+        The first play is chosen by where its player's own checkers stand afterwards (the second play moves
+        them only by a hit), the second by the whole board."""
+        a = h.turn
+        colour_a = LIGHT if self.seating.light(a) else DARK
+        if not cands_a:
+            return []
+        fit_a = self.scorer.loglik([first], self.scorer.counts([c[2].result for c in cands_a]), colour_a)[0]
+        fit_a = fit_a + np.array([c[0] for c in cands_a])
+        seen_a, pairs = set(), []
+        for j in np.argsort(-fit_a):
+            lp_a, dice_a, play_a = cands_a[j]
+            if play_a.result in seen_a:
+                continue
+            seen_a.add(play_a.result)
+            cands_b = self._all_plays(play_a.result, 1 - a)
+            if not cands_b:
+                continue
+            fit_b = self.scorer.loglik([first], self.scorer.counts([c[2].result for c in cands_b]))[0]
+            for k in np.argsort(-fit_b)[:keep]:
+                lp_b, dice_b, play_b = cands_b[k]
+                pairs.append((float(fit_b[k]) + lp_a + lp_b, lp_a + lp_b, dice_a, play_a, dice_b, play_b))
+            if len(seen_a) >= firsts:
+                break
+        # Only pairs that explain the board: when more turns than two passed unseen, none do, and the
+        # histories without this guess carry on (flagged where nothing fits).
+        floor = first.best_loglik() - UNEXPLAINED / 2
+        pairs = sorted((p for p in pairs if p[0] - p[1] >= floor), key=lambda x: -x[0])
+        out, done = [], set()
+        for _fit, prior, dice_a, play_a, dice_b, play_b in pairs:
+            if play_b.result in done:
+                continue
+            done.add(play_b.result)
+            acts = tuple((Move(player, dice, play.notation), Provenance(time=round(first.t0, 2), confidence=None,
+                                                                         alternatives=[]))
+                         for player, dice, play in ((a, dice_a, play_a), (1 - a, dice_b, play_b)))
+            # (the board `first` shows is scored with its own roll's segment, as for every history)
+            out.append((prior, acts, play_b.result))
+            if len(out) >= keep:
+                break
+        return out
 
     def _unseen_turns(self, h: Hyp, seg: Segment, keep: int = 3) -> list[Hyp]:
         """Histories with one whole turn the camera never saw (roll and play between two reads):

@@ -77,6 +77,10 @@ def main() -> None:
         flagged = {(f["game"], f["action"]) for f in res.flags if f.get("action")}
         transcript = evaluate_transcript(truth, rec, flagged)
     transcript.pop("silent_error_list", None)
+    reasons: dict[str, int] = {}
+    for f in res.flags:
+        reasons[f["reason"]] = reasons.get(f["reason"], 0) + 1
+    transcript["flag_reasons"] = reasons
     print(json.dumps({
         "benchmark": "transcribe",
         "profile": args.profile,
