@@ -358,7 +358,9 @@ class Agent:
     # ---------------------------------------------------------------- heartbeat
     def status(self) -> dict:
         now = time.time()
-        self.fps_window = [t for t in self.fps_window if now - t <= 10.0]
+        # the last 10 s of frames (a fast-replayed file's stamps run ahead of the clock: count from its last)
+        ref = max(now, self.fps_window[-1]) if self.fps_window else now
+        self.fps_window = [t for t in self.fps_window if ref - t <= 10.0]
         fps = (len(self.fps_window) - 1) / (self.fps_window[-1] - self.fps_window[0]) \
             if len(self.fps_window) > 1 and self.fps_window[-1] > self.fps_window[0] else 0.0
         return {
