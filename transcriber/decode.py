@@ -615,7 +615,12 @@ class Decoder:
         late = [s.cube for s in seg.settles[split:] if s.cube is not None]
         if not late:
             return h
-        value, place = late[-1]
+        # the cube as it lay after the play: the end of the first run of readings that never go down
+        # (a cube back in the centre is the reset for the next game)
+        k = 0
+        while k + 1 < len(late) and late[k + 1][0] >= late[k][0]:
+            k += 1
+        value, place = late[k]
         if value > h.cube:
             doubler = 1 - roller
             prov = Provenance(time=round(seg.settles[-1].t0, 2), confidence=None)
@@ -633,6 +638,17 @@ class Decoder:
                 game.winner, game.points = p, result_value(best.pos, p) * best.cube
                 return
         end_t = segs[-1].settles[-1].t1 if segs else 0.0
+        doubles = [i for i, (a, _) in enumerate(best.actions) if isinstance(a, Double)]
+        after = game.actions[doubles[-1] + 1:] if doubles else []
+        if after and all(isinstance(a, Move) and a.prov is not None and
+                         any(f.reason == "no_legal_play" for f in a.prov.flags) for a in after):
+            # Nothing after the last double fits the board: it was dropped, and what followed was the board
+            # being cleared (dice still lying, checkers gathered up), not play.
+            game.actions = game.actions[:doubles[-1] + 1]
+            doubler = game.actions[-1].player
+            game.actions.append(Drop(1 - doubler, Provenance(time=round(after[0].prov.time or end_t, 2))))
+            game.winner, game.points = doubler, 2 ** (len(doubles) - 1)
+            return
         if pending is not None:
             doubler, prov = pending
             game.actions.append(Drop(1 - doubler, Provenance(time=round(end_t, 2))))

@@ -349,6 +349,8 @@ class Readers:
         # P(the cube lies at place i): present there and not elsewhere; off: present nowhere
         w = np.array([present[i] * np.prod(np.delete(1.0 - present, i)) for i in range(3)]
                      + [float(np.prod(1.0 - present))])
+        if w.sum() < 1e-9:  # seen for certain at two places at once: weigh each place by how surely it is seen
+            w = np.append(present, 0.0)
         w = w / max(w.sum(), 1e-12)
         values = np.zeros(len(CUBE_VALUES))
         for i, place in enumerate(BAR_PLACES):
@@ -358,7 +360,7 @@ class Readers:
                 v = 1 if (place == "centre" and face == 64) else face
                 values[CUBE_VALUES.index(v)] += w[i] * faces[f]
         values[1:] += w[3] / (len(CUBE_VALUES) - 1)  # off the board: turned, value unseen
-        values /= values.sum()
+        values = values / values.sum() if values.sum() > 0 else np.full(len(CUBE_VALUES), 1 / len(CUBE_VALUES))
         return CubeReading(values, {place: float(w[i]) for i, place in enumerate(CUBE_PLACES)})
 
     def read_board(self, rect: np.ndarray, geom: BoardGeometry):

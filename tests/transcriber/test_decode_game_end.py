@@ -1,0 +1,49 @@
+"""Game ends the camera sees in a cluttered way: a drop after a (re)double, then the board cleared with the
+dice still lying and the cube taken off or put back in the centre for the next game."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from transcriber.mat import read_mat
+from transcriber.observation import CUBE_VALUES
+from transcriber.record import Double, Drop
+from vision.synth.observe_sim import observations_from_truth
+from vision.synth.truth import read_truth
+from vision.synth.video import render_match
+
+from ..conftest import SAMPLES
+from .test_decode import SMALL, _decode
+
+
+@pytest.fixture(scope="module")
+def drops(tmp_path_factory):
+    """Games 1-3 of a real match: a redouble dropped, a double dropped, a double dropped."""
+    rec = copy.deepcopy(read_mat(SAMPLES[1]))
+    rec.games = rec.games[:3]
+    d = tmp_path_factory.mktemp("drops")
+    render_match(rec, d / "v.mp4", d / "truth.jsonl", profile="clean", seed=11, fps=5, size=SMALL, progress=False)
+    return d / "truth.jsonl"
+
+
+def test_a_drop_is_read_through_the_clearing_of_the_board(drops):
+    obs = observations_from_truth(drops)
+    ends = [e["t"] for e in read_truth(drops) if e.get("kind") == "drop"]
+    assert len(ends) == 3
+    for o in obs:
+        after = [t for t in ends if t + 4 <= o.t < t + 25]  # (once hands are clearing the board)
+        if after and o.cube is not None:
+            # while the board is cleared the cube is first taken off (and read as a 2 off the board, as a
+            # camera may), then set back in the centre on 1
+            if o.t < after[0] + 8:
+                o.cube.place, o.cube.values = {"off": 1.0}, np.eye(len(CUBE_VALUES))[CUBE_VALUES.index(2)]
+            else:
+                o.cube.place, o.cube.values = {"centre": 1.0}, np.eye(len(CUBE_VALUES))[CUBE_VALUES.index(1)]
+    truth, rec, res, figures = _decode(drops, obs)
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert figures["cube_actions_right"] == figures["cube_actions"] and figures["results_right"] == 3
+    for g in rec.games:
+        assert isinstance(g.actions[-1], Drop) and isinstance(g.actions[-2], Double)
