@@ -31,7 +31,7 @@ from transcriber.observation import FrameObservation
 
 from .models import Event, Match, Segment
 from .pipeline_models import DONE, FAILED, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
-from .review_models import Transcript, TranscriptRevision
+from .review_models import STATUS_NEEDS_REVIEW, Transcript, TranscriptRevision
 from .services import utcnow
 
 log = logging.getLogger("bgscribe.pipeline")
@@ -153,7 +153,12 @@ class Pipeline:
         s.flush()
         states = dict(s.execute(select(PipelineJob.segment_id, PipelineJob.state)
                                 .where(PipelineJob.kind == OBSERVE)).all())
+        # staff are working on these (edited, approved, submitted): new footage does not overrule them
+        settled = set(s.scalars(select(Transcript.match_id).where(
+            (Transcript.version > 1) | (Transcript.status != STATUS_NEEDS_REVIEW))))
         for m in s.scalars(select(Match)):
+            if m.id in settled:
+                continue
             segs = match_segments(s, m)
             if not segs or any(states.get(g.id) in (QUEUED, RUNNING) for g in segs):
                 continue
@@ -162,8 +167,6 @@ class Pipeline:
             last = _job(s, kind=TRANSCRIBE, match_id=m.id)
             if last is not None and (last.inputs == inputs or last.state in (QUEUED, RUNNING)):
                 continue
-            if s.scalar(select(Transcript.id).where(Transcript.match_id == m.id, Transcript.version > 1)):
-                continue  # staff are working on it; new footage does not overrule them
             s.add(PipelineJob(kind=TRANSCRIBE, match_id=m.id, state=QUEUED, attempts=0, inputs=inputs,
                               result_json="", error="", created_at=utcnow()))
         s.commit()

@@ -545,11 +545,7 @@ class Decoder:
         """Histories with one whole turn the camera never saw (roll and play between two reads):
         every roll and play of the player on turn, kept where they match what the board shows next."""
         first = seg.settles[0]
-        cands = []
-        for a in range(1, 7):
-            for b in range(1, a + 1):
-                lp = float(np.log((1 if a == b else 2) / 36))
-                cands += [(lp, (a, b), play) for play in legal_plays(h.pos, h.turn, (a, b))]
+        cands = self._all_plays(h.pos, h.turn)
         fit = self.scorer.loglik([first], self.scorer.counts([c[2].result for c in cands]))[0]
         order = np.argsort(-(fit + np.array([c[0] for c in cands])))
         out: list[Hyp] = []
