@@ -215,6 +215,12 @@ def agent(board: int, source: str, tmp: Path, *extra: str, name: str = "agent", 
 
 
 def manifests(folder: Path) -> list[dict]:
-    out = [json.loads(p.read_text()) for p in folder.rglob("*.json")
-           if not p.name.endswith(".part.json") and not p.name.startswith(".")]
+    out = []
+    for p in folder.rglob("*.json"):
+        if p.name.endswith(".part.json") or p.name.startswith("."):
+            continue
+        try:
+            out.append(json.loads(p.read_text()))
+        except FileNotFoundError:  # uploaded and removed from the spool while we looked
+            continue
     return sorted(out, key=lambda m: m["start"])
