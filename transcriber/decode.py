@@ -240,8 +240,10 @@ class Decoder:
         k = 0
         while k < len(rolls):
             seg = rolls[k]
-            if beam[0].turn is None and self._opening_tie(seg):
-                k += 1  # both players threw the same number: they throw again
+            if beam[0].turn is None and (self._opening_tie(seg) or self._still_opening(seg)):
+                # both players threw the same number and throw again; or a die lying about while the board
+                # is set up (nothing was played after it)
+                k += 1
                 continue
             nxt_roller = self._dice_roller(rolls[k + 1].roll) if k + 1 < len(rolls) else None
             same_roller = nxt_roller is not None and nxt_roller == self._dice_roller(seg.roll)
@@ -451,6 +453,11 @@ class Decoder:
         if all(x < 0 for x in d.xs):
             return 1 - bottom_player
         return None
+
+    def _still_opening(self, seg: Segment) -> bool:
+        """The board still shows the opening position at the next throw: nothing was played."""
+        nxt = seg.next_roll
+        return nxt is not None and nxt.loglik(self.opening_counts) > nxt.best_loglik() - 6.0
 
     def _opening_tie(self, seg: Segment) -> bool:
         cands = dice_candidates(seg.roll, False)
@@ -663,8 +670,9 @@ class Decoder:
         """The opening roll: one die in each player's right-hand half; the higher die starts.
         The bottom player's right is the camera's right (x > 0)."""
         d = settle.dice
-        if d is None or len(d.xs) < 2:
+        if d is None or not d.xs:
             return None
+        # dice[0] is the die read first; with one die read, dice[1] is the missed one, in the other half
         bottom_die = dice[0] if d.xs[0] > 0 else dice[1]
         top_die = dice[1] if d.xs[0] > 0 else dice[0]
         if bottom_die == top_die:
@@ -678,8 +686,9 @@ class Decoder:
 
 
 def _opening_dice(settle: Settle) -> bool:
+    """One die in each half (or one die seen: the camera may miss the other)."""
     d = settle.dice
-    return d is not None and len(d.xs) >= 2 and (d.xs[0] > 0) != (d.xs[1] > 0)
+    return d is not None and (len(d.xs) == 1 or (len(d.xs) >= 2 and (d.xs[0] > 0) != (d.xs[1] > 0)))
 
 
 def decode(observations, players: tuple[str, str] = ("Light", "Dark"), length: int = 7,

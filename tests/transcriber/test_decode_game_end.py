@@ -47,3 +47,19 @@ def test_a_drop_is_read_through_the_clearing_of_the_board(drops):
     assert figures["cube_actions_right"] == figures["cube_actions"] and figures["results_right"] == 3
     for g in rec.games:
         assert isinstance(g.actions[-1], Drop) and isinstance(g.actions[-2], Double)
+
+
+def test_an_opening_roll_with_one_die_missed_still_starts_the_game(drops):
+    """The camera misses one of the two opening dice (a white die showing 1 on a light point): the game still
+    starts there, and the play decides who started and with what."""
+    items = list(read_truth(drops))
+    start = [e["t"] for e in items if e.get("kind") == "game_start"][1]
+    first_play = next(e["t"] for e in items if e.get("kind") == "play" and e["t"] > start)
+    obs = observations_from_truth(drops)
+    for o in obs:
+        if start <= o.t < first_play and len(o.dice) == 2:
+            o.dice = o.dice[:1]
+    truth, rec, res, figures = _decode(drops, obs)
+    assert figures["games_in_transcript"] == 3
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert figures["plays_right"] >= figures["plays"] - 1
