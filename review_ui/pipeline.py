@@ -203,6 +203,7 @@ class Pipeline:
         from transcriber.mat import write_mat
 
         from .api.review import load_transcript
+        from .dashboard import transcript_score
         from .transcripts import doc_from_report, dumps
 
         m = s.get(Match, job.match_id)
@@ -212,9 +213,7 @@ class Pipeline:
             raise JobError("no board was read in this match's footage yet")
         players = (m.player1 or "Player 1", m.player2 or "Player 2")
         record, report = decode_match(obs, players, ev.match_length, ev.rules_profile, source=f"match {m.id}")
-        final = list(record.games[-1].score) if record.games else [0, 0]
-        if record.games and record.games[-1].winner is not None:
-            final[record.games[-1].winner] += record.games[-1].points or 0
+        final = transcript_score(report) or [0, 0]  # the report's games have the review document's shape
         won = ev.match_length > 0 and max(final) >= ev.match_length
         result = {"score": final, "games": len(record.games), "complete": won or m.ended_at is not None,
                   "actions": sum(len(g.actions) for g in record.games), "flags": len(report["flags"]),

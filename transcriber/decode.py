@@ -479,8 +479,7 @@ class Decoder:
         out = []
         for prior, acts, pos in self._two_plays(h, self._all_plays(h.pos, h.turn), first, keep):
             for _, prov in acts:
-                prov.flags.append(Flag("unseen_turn", "played while the footage was missing (roll and play guessed "
-                                       "from the board afterwards)", None))
+                prov.flags.append(_missed_in_gap())
             out.append(Hyp(h.score + prior - 2 * UNSEEN_TURN_COST, pos, h.turn, h.cube, h.owner, h.actions + acts))
         return out
 
@@ -495,10 +494,9 @@ class Decoder:
             cands = [(dlp, dice, play) for dlp, dice in dice_candidates(seg.roll, False)[:2]
                      for play in legal_plays(h.pos, h.turn, dice)]
             for prior, acts, pos in self._two_plays(h, cands, first, 3):
-                (move_a, prov_a), (move_b, prov_b) = acts
+                (_, prov_a), (_, prov_b) = acts
                 prov_a.time = round(seg.roll.t0, 2)
-                prov_b.flags.append(Flag("unseen_turn", "played while the footage was missing (roll and play "
-                                         "guessed from the board afterwards)", None))
+                prov_b.flags.append(_missed_in_gap())
                 out.append(Hyp(h.score + before + prior - UNSEEN_TURN_COST, pos, h.turn, h.cube, h.owner,
                                h.actions + acts))
         out.sort(key=lambda x: -x.score)
@@ -683,6 +681,11 @@ class Decoder:
     def _flag(self, game: int, action: int, t: float, reason: str, message: str, alternatives=None) -> None:
         self.flags.append({"game": game, "action": action, "t": round(t, 2), "reason": reason,
                            "message": message, "alternatives": alternatives or []})
+
+
+def _missed_in_gap() -> Flag:
+    return Flag("unseen_turn", "played while the footage was missing (roll and play guessed from the board "
+                "afterwards)", None)
 
 
 def _opening_dice(settle: Settle) -> bool:

@@ -19,12 +19,6 @@ class Frame:
         self._gray: np.ndarray | None = None
 
     @property
-    def shape(self) -> tuple[int, int, int]:
-        if self._bgr is not None:
-            return self._bgr.shape
-        return (self._av.height, self._av.width, 3)
-
-    @property
     def bgr(self) -> np.ndarray:
         if self._bgr is None:
             self._bgr = self._av.to_ndarray(format="bgr24")

@@ -298,15 +298,21 @@ def post_approve(match_id: int, body: VersionIn, login: LoginDep, session: Sessi
     return transcript_out(t, checked)
 
 
+def _approved(session: Session, match_id: int, version: int, to_be: str) -> Transcript:
+    """The approved transcript, edited at `version`; 409 otherwise (reopen and submit need one)."""
+    t = get_transcript(session, match_id)
+    if t.status != STATUS_APPROVED:
+        raise HTTPException(409, {"message": f"only an approved transcript can be {to_be} (it is {t.status})",
+                                  "version": t.version, "updated_by": t.updated_by})
+    if version != t.version:
+        raise _conflict(t)
+    return t
+
+
 @router.post("/matches/{match_id}/transcript/reopen")
 def post_reopen(match_id: int, body: VersionIn, login: DirectorDep, session: SessionDep):
     """A director unlocks an approved (not yet submitted) transcript. The retention clock is stopped again."""
-    t = get_transcript(session, match_id)
-    if t.status != STATUS_APPROVED:
-        raise HTTPException(409, {"message": f"only an approved transcript can be reopened (it is {t.status})",
-                                  "version": t.version, "updated_by": t.updated_by})
-    if body.version != t.version:
-        raise _conflict(t)
+    t = _approved(session, match_id, body.version, "reopened")
     _save(session, t, json.loads(t.doc_json), body.version, login, status=STATUS_NEEDS_REVIEW, approved_by="",
           approved_at=None)
     update_match(session, session.get(Match, match_id), approved_at=None)
@@ -320,12 +326,7 @@ def post_reopen(match_id: int, body: VersionIn, login: DirectorDep, session: Ses
 @router.post("/matches/{match_id}/transcript/submitted")
 def post_submitted(match_id: int, body: VersionIn, login: LoginDep, session: SessionDep):
     """Mark an approved transcript as sent to BMAB."""
-    t = get_transcript(session, match_id)
-    if t.status != STATUS_APPROVED:
-        raise HTTPException(409, {"message": f"only an approved transcript can be submitted (it is {t.status})",
-                                  "version": t.version, "updated_by": t.updated_by})
-    if body.version != t.version:
-        raise _conflict(t)
+    t = _approved(session, match_id, body.version, "submitted")
     _save(session, t, json.loads(t.doc_json), body.version, login, status=STATUS_SUBMITTED, submitted_at=utcnow())
     audit(session, login, match_id, "submitted", f"match {match_id}", STATUS_APPROVED, STATUS_SUBMITTED,
           body.version + 1)
