@@ -170,8 +170,8 @@ def cut_segments(ss: list[Settle]) -> list[Segment]:
         if len(reads) > 1:
             n = sum(t.reads for t in reads)
             values = [sum(t.dice.values[k] * t.reads for t in reads) / n for k in range(len(seg.roll.dice.values))]
-            seg.roll.dice = DiceRead(values, seg.roll.dice.xs, max(t.dice.cocked for t in reads),
-                                     max(t.dice.on_checker for t in reads))
+            seg.roll.dice = DiceRead(values, seg.roll.dice.xs, sum(t.dice.cocked * t.reads for t in reads) / n,
+                                     sum(t.dice.on_checker * t.reads for t in reads) / n)
     return segs
 
 
@@ -181,6 +181,7 @@ class Decoder:
         self.players, self.length = players, length
         self.profile = profile or RulesProfile(length=length)
         self.p0_light = p0_light
+        self.crawford = False  # the game being decoded is the Crawford game
         self.flags: list[dict] = []
         self._memo: dict = {}
 
@@ -199,8 +200,13 @@ class Decoder:
                        f"({margin:.1f} nats)")
         games = self._split_games(segs)
         score = [0, 0]
+        crawford_done = False
         for number, game_segs in enumerate(games, start=1):
             game = Game(number=number, score=(score[0], score[1]))
+            # the Crawford game: no cube, whatever the camera makes of it (the cube is often set aside)
+            self.crawford = bool(self.length and self.profile.crawford and not crawford_done
+                                 and max(score) == self.length - 1)
+            crawford_done = crawford_done or self.crawford
             self._decode_game(game, game_segs)
             record.games.append(game)
             if game.winner is not None:
@@ -577,10 +583,18 @@ class Decoder:
         if not options:
             return False
         j = int(np.argmax(totals))
-        shown = seg.settles[-1] if int(splits[j]) < len(seg.settles) else seg.next_roll
-        if shown is None:
-            return True
-        return shown.best_loglik() - shown.loglik(slot_counts(options[j][3].result, self.seating)) < UNEXPLAINED / 2
+        miss = self._unexplained(seg, int(splits[j]), options[j][3].result)
+        return miss is None or miss < UNEXPLAINED / 2
+
+    def _unexplained(self, seg: Segment, split: int, result: Position) -> float | None:
+        """How far the board after a play is from this result (nats below the unconstrained reading), on
+        the settle from the split on that shows it best - the last ones may show the board being cleared
+        after the game's last play - or on the next roll's first settle; None: never seen."""
+        shown = seg.settles[split:] or ([seg.next_roll] if seg.next_roll is not None else [])
+        if not shown:
+            return None
+        counts = slot_counts(result, self.seating)
+        return min(s.best_loglik() - s.loglik(counts) for s in shown)
 
     def _provenance(self, seg: Segment, play, dice: tuple[int, int], split: int, total: float,
                     alts, other) -> Provenance:
@@ -592,9 +606,9 @@ class Decoder:
         if alts and gap < CLOSE_CALL:
             prov.flags.append(Flag("close_call", f"{alts[0][1].notation or 'Cannot Move'} is nearly as likely "
                                    f"({gap:.1f} nats behind)", round(float(conf), 4)))
-        last = seg.settles[-1]
-        unexplained = last.best_loglik() - last.loglik(slot_counts(play.result, self.seating))
-        if split < len(seg.settles) and unexplained > UNEXPLAINED:
+        # (a play that moves nothing is shown by the settles before the split as well)
+        start = split if play.notation else 0
+        if split < len(seg.settles) and self._unexplained(seg, start, play.result) > UNEXPLAINED:
             prov.flags.append(Flag("no_legal_play", "no legal play explains what the board shows afterwards "
                                    "(an illegal move the opponent condoned, or a misread)", round(float(conf), 4)))
         if split >= len(seg.settles) and seg.next_roll is None and not seg.paired:
@@ -613,7 +627,10 @@ class Decoder:
 
     def _cube_actions(self, h: Hyp, seg: Segment, split: int, roller: int) -> Hyp:
         """A cube turned after this play: the next roller doubled (it is answered by the roller)."""
-        late = [s.cube for s in seg.settles[split:] if s.cube is not None]
+        if self.crawford:
+            return h
+        # a cube off the board shows no value (set aside, or in a hand)
+        late = [s.cube for s in seg.settles[split:] if s.cube is not None and s.cube[1] != "off"]
         if not late:
             return h
         # the cube as it lay after the play: the end of the first run of readings that never go down
@@ -622,8 +639,8 @@ class Decoder:
         while k + 1 < len(late) and late[k + 1][0] >= late[k][0]:
             k += 1
         value, place = late[k]
-        if value > h.cube:
-            doubler = 1 - roller
+        doubler = 1 - roller
+        if value > h.cube and h.owner in (None, doubler):  # only a centred cube or its owner's may be turned
             prov = Provenance(time=round(seg.settles[-1].t0, 2), confidence=None)
             if value != 2 * h.cube:
                 prov.flags.append(Flag("cube_unclear", f"the cube went from {h.cube} to {value}", None))
@@ -657,8 +674,9 @@ class Decoder:
             return
         if not game.actions:
             return
-        # The board was reset before the last checker was off: a resignation (or a timeout).
-        loser = 1 if best.pos.pips(1) > best.pos.pips(0) else 0
+        # The board was reset before the last checker was off: a resignation (or a timeout), by the player
+        # on turn (one resigns on one's own turn; a flag falls on the clock that is running)
+        loser = best.turn if best.turn is not None else int(best.pos.pips(1) > best.pos.pips(0))
         flag = Flag("resignation_value_unknown", "the game stopped before it was finished: resignation or "
                     "timeout, and for how much, is not visible on the board", None)
         game.actions.append(Resign(loser, 1, Provenance(time=round(end_t, 2), flags=[flag])))

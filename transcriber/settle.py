@@ -107,12 +107,14 @@ def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Se
             if dice is not None and (prev.dice is None or len(dice.values) > len(prev.dice.values)):
                 prev.dice = dice  # a die missed before is seen now: the fuller read wins
             elif dice is not None and len(dice.values) == len(prev.dice.values) and dice.same_throw(prev.dice):
+                # averaged, cocked and on-a-checker too: a hand brushing a die tilts it in one read
                 prev.dice = DiceRead([(a * n + b) / (n + 1) for a, b in zip(prev.dice.values, dice.values)],
-                                     prev.dice.xs, max(prev.dice.cocked, dice.cocked),
-                                     max(prev.dice.on_checker, dice.on_checker))
+                                     prev.dice.xs, (prev.dice.cocked * n + dice.cocked) / (n + 1),
+                                     (prev.dice.on_checker * n + dice.on_checker) / (n + 1))
             if cube_v is not None and prev.cube_value is not None:
                 prev.cube_value = (prev.cube_value * n + cube_v) / (n + 1)
-                prev.cube_place = {k: (prev.cube_place.get(k, 0) * n + v) / (n + 1) for k, v in cube_p.items()}
+                prev.cube_place = {k: (prev.cube_place.get(k, 0.0) * n + cube_p.get(k, 0.0)) / (n + 1)
+                                   for k in prev.cube_place.keys() | cube_p.keys()}
             continue
         moved = False
         out.append(Settle(obs.t, obs.t, logp, 1, dice, cube_v, cube_p, gap_before=gap))

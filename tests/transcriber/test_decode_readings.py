@@ -1,0 +1,60 @@
+"""Readings the rules rule out: a cube that seems turned in the Crawford game, a die tilted by a hand for
+one read after the throw had settled flat."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from transcriber.generate import GenOptions, random_match
+from transcriber.observation import CUBE_VALUES
+from transcriber.record import Double
+from transcriber.replay import replay_match
+from vision.synth.observe_sim import observations_from_truth
+from vision.synth.truth import read_truth
+from vision.synth.video import render_match
+
+from .test_decode import SMALL, _decode
+
+
+@pytest.fixture(scope="module")
+def crawford(tmp_path_factory):
+    """A 3-point match of two games: the first won with a gammon (2-0), the second is the Crawford game."""
+    rec = random_match(3, opts=GenOptions(length=3))
+    assert [g.crawford for g in replay_match(rec).games] == [False, True]
+    d = tmp_path_factory.mktemp("crawford")
+    render_match(rec, d / "v.mp4", d / "truth.jsonl", profile="clean", seed=5, fps=5, size=SMALL, progress=False)
+    return d / "truth.jsonl"
+
+
+def test_a_cube_read_as_turned_in_the_crawford_game_is_no_double(crawford):
+    start = [e["t"] for e in read_truth(crawford) if e.get("kind") == "game_start"][1]
+    obs = observations_from_truth(crawford)
+    misread = 0
+    for o in obs:
+        if start + 30 <= o.t < start + 60 and o.cube is not None:  # the cube read as a 2 on one side
+            o.cube.place, o.cube.values = {"bottom": 1.0}, np.eye(len(CUBE_VALUES))[CUBE_VALUES.index(2)]
+            misread += 1
+    assert misread > 10
+    truth, rec, res, figures = _decode(crawford, obs)
+    assert not any(isinstance(a, Double) for a in rec.games[1].actions)
+    assert figures["results_right"] == 2 and figures["final_score_right"], figures
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+
+
+def test_a_die_tilted_in_one_read_after_the_throw_does_not_void_it(crawford):
+    """Picking the dice up after the play tilts one for a frame: the throw still counts."""
+    obs = observations_from_truth(crawford)
+    reads: dict[tuple, list[int]] = {}
+    for k, o in enumerate(obs):
+        if o.dice:
+            reads.setdefault(tuple(round(d.xy[0]) for d in o.dice), []).append(k)
+    tilted = 0
+    for ks in reads.values():
+        if len(ks) >= 4:  # seen flat a few times first
+            obs[ks[-1]].dice[0].cocked = 0.98
+            tilted += 1
+    assert tilted > 20
+    truth, rec, res, figures = _decode(crawford, obs)
+    assert figures["plays_right"] == figures["plays"], figures
+    assert figures["silent_errors"] == 0
