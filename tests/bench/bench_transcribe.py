@@ -3,11 +3,11 @@
     python tests/bench/bench_transcribe.py [--games 1] [--profile standard] [--seed 20001]
 
 Renders the first games of a real match at 720p/15 fps (a keyframe a second, as the capture
-agent records) with a board, camera and seed the models were not trained on, observes the video
-(reporting frames per second and the ratio to pure decoding of the same video measured in the
-same run), scores the
-observations against the truth (`eval vision`), decodes them into a match and scores
-that (`eval transcript`: plays right, silent errors, flags per game).
+agent records) on a board (the held-out colour scheme), camera and seed the models were not
+trained on, observes the video (reporting frames per second and the ratio to pure decoding of the
+same video measured in the same run), scores the observations against the truth (`eval vision`),
+decodes them into a match and scores that (`eval transcript`: plays right, silent errors, flags
+per game).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from vision.eval import eval_vision  # noqa: E402
 from vision.observe import observe_video  # noqa: E402
 from vision.synth.truth import match_from_truth, read_truth  # noqa: E402
 from vision.synth.video import render_match  # noqa: E402
+from vision.train.readers_data import HELD_OUT_SCHEMES  # noqa: E402
 
 
 def decode_only(path: Path) -> tuple[int, float]:
@@ -52,13 +53,15 @@ def main() -> None:
     ap.add_argument("--profile", default="standard")
     ap.add_argument("--seed", type=int, default=20001, help="a seed no model was trained on")
     ap.add_argument("--match", type=int, default=0, help="which real match (0-2)")
+    ap.add_argument("--scheme", default=HELD_OUT_SCHEMES[0], help="the board's colours (default: one no model "
+                    "was trained on)")
     args = ap.parse_args()
     sample = sorted((ROOT / "bgscribe" / "samples").glob("*.txt"))[args.match]
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         video, truth_path, obs_path = d / "m.mp4", d / "truth.jsonl", d / "obs.jsonl"
         stats = render_match(read_mat(sample), video, truth_path, profile=args.profile, seed=args.seed,
-                             games=args.games, progress=False)
+                             games=args.games, progress=False, schemes=[args.scheme])
         frames, dec_s = decode_only(video)
         t0 = time.perf_counter()
         ob = observe_video(video, obs_path, progress=False)

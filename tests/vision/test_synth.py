@@ -18,6 +18,7 @@ from vision.geometry import BAR_SLOT, Seating
 from vision.synth.rig import Rig
 from vision.synth.scene import DARK, LIGHT, Die, Scene, slot_counts
 from vision.synth.stills import CLASSES, write_stills
+from vision.synth.style import random_style
 from vision.synth.truth import match_from_truth, read_truth
 from vision.synth.video import render_match
 
@@ -102,7 +103,7 @@ def _clean_rig(seed=1, size=(1920, 1080), scheme="tournament_green") -> Rig:
     return Rig.build("clean", seed, size, schemes=[scheme])
 
 
-@pytest.mark.parametrize("scheme", ["tournament_green", "tan_cream", "navy", "burgundy", "grey_modern"])
+@pytest.mark.parametrize("scheme", ["tournament_green", "tan_cream", "navy", "burgundy", "grey_modern", "random"])
 def test_pixel_under_each_checker_has_its_colour(scheme):
     rig = _clean_rig(2, (1280, 720), scheme)
     pos = Position.from_points({6: 5, 8: 3, 13: 4, 24: 2, 25: 1}, {6: 4, 8: 3, 13: 5, 24: 2})
@@ -118,6 +119,24 @@ def test_pixel_under_each_checker_has_its_colour(scheme):
         pix = img[int(round(v)), int(round(u))].astype(float)
         nearest = min(palette, key=lambda k: np.linalg.norm(pix - np.array(palette[k], float)))
         assert nearest == ("light" if colour == LIGHT else "dark"), (scheme, slot, pix, nearest)
+
+
+def test_random_looks_are_plausible_and_varied():
+    """Random boards: one checker colour clearly lighter, points that stand out from the field,
+    dice pips that stand out from the die; the same seed gives the same look, and looks vary."""
+
+    def lab(c):
+        return cv2.cvtColor(np.uint8([[c]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+
+    looks = [random_style(np.random.default_rng(k)) for k in range(200)]
+    for st in looks:
+        assert lab(st.light)[0] - lab(st.dark)[0] > 70, st
+        assert np.linalg.norm(lab(st.point_a) - lab(st.field)) > 35, st
+        assert abs(lab(st.die)[0] - lab(st.pip)[0]) > 60, st
+    assert random_style(np.random.default_rng(3)) == looks[3]
+    fields = np.array([lab(st.field) for st in looks])
+    assert fields[:, 0].std() > 25 and np.hypot(fields[:, 1] - 128, fields[:, 2] - 128).max() > 40
+    assert len({st.light for st in looks}) > 150
 
 
 @pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])

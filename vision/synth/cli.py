@@ -21,9 +21,12 @@ def run(args) -> int:
     from transcriber.errors import MatchFormatError
 
     from .profiles import PROFILES
+    from .style import RANDOM, SCHEMES
 
     if args.profile not in PROFILES:
         raise SystemExit(f"bgscribe simulate: --profile must be one of {', '.join(PROFILES)}")
+    if args.scheme and args.scheme not in (*SCHEMES, RANDOM):
+        raise SystemExit(f"bgscribe simulate: --scheme must be one of {', '.join((*SCHEMES, RANDOM))}")
     size = parse_size(args.size)
     if args.frames:
         from .stills import write_stills
@@ -44,7 +47,8 @@ def run(args) -> int:
     t = time.perf_counter()
     try:
         stats = render_match(record, out, args.truth, profile=args.profile, seed=args.seed, fps=args.fps,
-                             size=size, games=args.games, rules=args.rules)
+                             size=size, games=args.games, rules=args.rules,
+                             schemes=[args.scheme] if args.scheme else None)
     except ValueError as e:  # e.g. a record whose plays the rules engine rejects
         print(f"bgscribe simulate: {e}", file=sys.stderr)
         return 1
@@ -93,6 +97,9 @@ def add_arguments(p) -> None:
     p.add_argument("--games", type=int, metavar="K", help="render only the first K games")
     p.add_argument("--fps", type=float, default=15.0, help="frames per second (default: %(default)s)")
     p.add_argument("--size", default="1280x720", metavar="WxH", help="frame size (default: %(default)s)")
+    p.add_argument("--scheme", metavar="NAME",
+                   help="the board's look: a named scheme (tournament_green, tan_cream, navy, burgundy, "
+                        "grey_modern) or random (default: a named scheme chosen by the seed)")
     p.add_argument("--rules", default="bmab", choices=["bmab", "amberg"],
                    help="event rules: bmab (dice on a checker count) or amberg (rerolled)")
     p.add_argument("--frames", type=int, metavar="N",

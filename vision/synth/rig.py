@@ -12,7 +12,7 @@ from .camera import CameraPose, Sensor, eye_on_board, project, remap_maps, table
 from .draw import BoardPainter, Canvas
 from .profiles import PROFILES, RenderProfile, camera_for, sensor_for
 from .scene import Appearance, Scene
-from .style import SCHEMES, randomize
+from .style import RANDOM, SCHEMES, random_style, randomize
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Rig:
         home_right = bool(rng.random() < 0.5)
         geom = BoardGeometry(trays_right=home_right, checker_d=float(rng.uniform(36, 40)) if prof.tilt else 38.0)
         seating = Seating(p0_bottom=bool(rng.random() < 0.5), home_right=home_right, p0_light=bool(rng.random() < 0.5))
-        style = randomize(SCHEMES[scheme], rng, prof.style_jitter)
+        style = random_style(rng) if scheme == RANDOM else randomize(SCHEMES[scheme], rng, prof.style_jitter)
         pose = camera_for(prof, geom, size, rng)
         scale = 1.25 * pose.K[0, 0] / pose.cam_h
         canvas = Canvas.around(geom, scale)

@@ -66,6 +66,56 @@ SCHEMES: dict[str, Style] = {
 }
 
 
+RANDOM = "random"  # not a scheme: a board drawn afresh from the whole space of plausible looks (`random_style`)
+
+
+def _hsv(h: float, s: float, v: float) -> BGR:
+    out = cv2.cvtColor(np.uint8([[[h % 180, np.clip(s, 0, 255), np.clip(v, 0, 255)]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    return int(out[0]), int(out[1]), int(out[2])
+
+
+def _lab(c: BGR) -> np.ndarray:
+    return cv2.cvtColor(np.uint8([[c]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
+
+
+def _apart(a: BGR, b: BGR) -> float:
+    return float(np.linalg.norm(_lab(a) - _lab(b)))
+
+
+def random_style(rng: np.random.Generator) -> Style:
+    """A board nobody designed: any hue of field, frame and points, any pair of checker colours
+    (one clearly lighter than the other), dice white or coloured. The named schemes are a few
+    real boards; training on these as well is what lets the readers meet boards never seen."""
+
+    def pick(make, ok, tries: int = 50) -> BGR:
+        c = make()
+        for _ in range(tries):
+            if ok(c):
+                break
+            c = make()
+        return c
+
+    def any_colour(v_lo: float, v_hi: float, s_hi: float = 230) -> BGR:
+        return _hsv(rng.uniform(0, 180), rng.uniform(0, s_hi) * rng.random() ** 0.5, rng.uniform(v_lo, v_hi))
+
+    frame = any_colour(20, 150)
+    field = any_colour(35, 225)
+    point_a = pick(lambda: any_colour(20, 250), lambda c: _apart(c, field) > 35)
+    point_b = pick(lambda: any_colour(20, 250), lambda c: _apart(c, field) > 30 and _apart(c, point_a) > 30)
+    light = _hsv(rng.uniform(0, 180), rng.uniform(0, 150) * rng.random(), rng.uniform(195, 252))
+    dark = pick(lambda: any_colour(12, 120), lambda c: _lab(light)[0] - _lab(c)[0] > 70)
+    if rng.random() < 0.65:  # most dice are white or ivory with black pips
+        die, pip = _hsv(rng.uniform(0, 180), rng.uniform(0, 40), rng.uniform(225, 252)), any_colour(0, 50, 120)
+    else:
+        die = any_colour(30, 240)
+        pip = (245, 245, 245) if _lab(die)[0] < 140 else (20, 20, 20)
+    cube = _hsv(rng.uniform(0, 180), rng.uniform(0, 40), rng.uniform(220, 250))
+    return Style(RANDOM, table=any_colour(20, 160, 80), frame=frame, field=field, point_a=point_a, point_b=point_b,
+                 bar=frame if rng.random() < 0.7 else any_colour(20, 150), light=light, dark=dark, die=die, pip=pip,
+                 cube=cube, cube_ink=any_colour(0, 60, 200), texture=float(rng.uniform(0.0, 0.2)),
+                 grain=float(rng.uniform(8, 40)), rim=float(rng.uniform(0.1, 0.4)))
+
+
 def randomize(style: Style, rng: np.random.Generator, amount: float = 1.0) -> Style:
     """The same scheme under a different hue, brightness and texture (``amount`` 0: unchanged)."""
     if amount <= 0:

@@ -67,8 +67,10 @@ def plan(record: MatchRecord, rig: Rig, seed: int, rules: str = "bmab", games: i
 
 def render_match(record: MatchRecord, out: str | Path, truth: str | Path | None = None, *, profile: str = "standard",
                  seed: int = 0, fps: float = 15.0, size: tuple[int, int] = (1280, 720), games: int | None = None,
-                 rules: str = "bmab", progress: bool = True) -> RenderStats:
-    rig = Rig.build(profile, seed, size)
+                 rules: str = "bmab", progress: bool = True, schemes: list[str] | None = None) -> RenderStats:
+    """Film ``record`` played on a simulated board; ``schemes``: the board's look is drawn from these
+    (default: every named scheme; see `vision.synth.style`)."""
+    rig = Rig.build(profile, seed, size, schemes=schemes)
     director = plan(record, rig, seed, rules, games)
     duration = director.t
     n = int(math.ceil(duration * fps))
