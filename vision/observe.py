@@ -23,6 +23,7 @@ from .frames import as_frame
 from .geometry import BoardGeometry
 from .motion import MotionMeter, QuietDetector
 from .observation import FrameObservation
+from .readers import BoardColours
 from .rectify import board_to_rect, homography, rectify
 
 
@@ -59,6 +60,7 @@ class Observer:
         if reader is None:
             from .readers import read_board as reader
         self.reader = reader
+        self.colours = BoardColours()  # this board's checker colours, learnt at each opening position
         self.geom: BoardGeometry | None = None
         self._cal_key: bytes | None = None
         self.last_read_t = -1e9
@@ -99,7 +101,7 @@ class Observer:
         self.motion.mark_quiet()
         geom = self._geometry(frame.bgr, cal)
         rect = rectify(frame.bgr, homography(cal.corners, geom), geom)
-        obs.slots, obs.dice, obs.cube = self.reader(rect, geom)
+        obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours)
         x0, _, x1, _ = geom.bar_rect()
         obs.bar_x = (x0 + x1) / 2
         for d in obs.dice:

@@ -151,26 +151,21 @@ def _luma(bgr: np.ndarray) -> np.ndarray:
 
 
 MIN_GAP = 40.0  # luma between the two checker colours' clusters for the split to count
+OPENING_STACKS = [2, 3, 5, 5]  # each colour's points in the opening position, whichever way the board is set
 
 
-def point_colours(points: np.ndarray, p: np.ndarray) -> tuple[list[float | None], float | None]:
-    """Which colour each occupied point holds, judged across the whole board.
-
-    A classifier that sees one point cannot know which of two unfamiliar colours is "light"
-    (on a board with yellow and blue checkers it may call yellow dark); the board can: the
-    occupied points' first checkers fall into two colour clusters (Lab), and the lighter is
-    light. Returns P(light) per point (None: keep the classifier's own colour) and the luma
-    threshold between the clusters (None when the board shows only one colour)."""
-    occupied = np.nonzero(p[:, 0] < 0.5)[0]
-    out: list[float | None] = [None] * len(p)
-    if len(occupied) < 2:
-        return out, None
-    # the first checker sits 21 mm from the base: the crop's rows 168..182, centre columns
-    patch = points[occupied, 168:182, 18:30].reshape(len(occupied), -1, 3)
+def _first_checkers(points: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lab and luma of the first (base) checker of these points: it sits 21 mm from the base, the crop's
+    rows 168..182, centre columns."""
+    patch = points[idx, 168:182, 18:30].reshape(len(idx), -1, 3)
     med = np.median(patch, axis=1).astype(np.uint8)
     lab = cv2.cvtColor(med[None], cv2.COLOR_BGR2LAB)[0].astype(np.float64)
-    # two clusters in Lab (hue tells yellow from blue where light and glare blur brightness),
-    # started from the best split by lightness
+    return lab, _luma(med.astype(np.float32))
+
+
+def _two_colours(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Two clusters in Lab (hue tells yellow from blue where light and glare blur brightness), started from
+    the best split by lightness: (is_light per point, light centre, dark centre); None: one colour."""
     ls = np.sort(lab[:, 0])
     best, cut = -1.0, float(ls[0])
     for i in range(1, len(ls)):
@@ -180,23 +175,82 @@ def point_colours(points: np.ndarray, p: np.ndarray) -> tuple[list[float | None]
     light_c = lab[:, 0] > cut
     for _ in range(10):
         if light_c.all() or not light_c.any():
-            return out, None
+            return None
         c1, c0 = lab[light_c].mean(0), lab[~light_c].mean(0)
-        d1, d0 = np.linalg.norm(lab - c1, axis=1), np.linalg.norm(lab - c0, axis=1)
-        new = d1 < d0
+        new = np.linalg.norm(lab - c1, axis=1) < np.linalg.norm(lab - c0, axis=1)
         if (new == light_c).all():
             break
         light_c = new
     if c1[0] < c0[0]:  # the lighter cluster is light
-        c0, c1, d0, d1 = c1, c0, d1, d0
+        c0, c1, light_c = c1, c0, ~light_c
     gap = float(np.linalg.norm(c1 - c0))
     if gap < MIN_GAP or c1[0] - c0[0] < MIN_GAP / 2:
+        return None
+    return light_c, c1, c0
+
+
+@dataclass
+class BoardColours:
+    """This board's two checker colours under this light, learnt from the opening position (every game
+    starts there), for the frames whose own colours cannot say which is which: a board with one colour
+    left on the points, or two colours too close to split without knowing them. Kept per observer."""
+
+    light: np.ndarray | None = None  # Lab of a light checker's top
+    dark: np.ndarray | None = None
+    threshold: float | None = None  # luma between the two
+    learnt: int = 0  # opening positions seen
+
+    def learn(self, points: np.ndarray, p: np.ndarray) -> bool:
+        """Learn from this read if it shows the opening position (4 points of 2, 3, 5, 5 per colour)."""
+        q = np.concatenate([p[:, :1], p[:, 1:1 + MAX_COUNT] + p[:, 1 + MAX_COUNT:]], 1)  # counts, either colour
+        n = q.argmax(1)
+        occupied = np.nonzero(n > 0)[0]
+        if len(occupied) != 8 or q[occupied, n[occupied]].min() < 0.9 or (q[n == 0, 0] < 0.9).any():
+            return False
+        lab, luma = _first_checkers(points, occupied)
+        split = _two_colours(lab)
+        if split is None:
+            return False
+        is_light, c1, c0 = split
+        counts = n[occupied]
+        if sorted(counts[is_light]) != OPENING_STACKS or sorted(counts[~is_light]) != OPENING_STACKS:
+            return False
+        w = 1.0 / (self.learnt + 1)  # a running mean over the openings seen (the light may change)
+        self.light = c1 if self.light is None else (1 - w) * self.light + w * c1
+        self.dark = c0 if self.dark is None else (1 - w) * self.dark + w * c0
+        thr = float((luma[is_light].mean() + luma[~is_light].mean()) / 2)
+        self.threshold = thr if self.threshold is None else (1 - w) * self.threshold + w * thr
+        self.learnt = min(self.learnt + 1, 20)
+        return True
+
+
+def point_colours(points: np.ndarray, p: np.ndarray,
+                  colours: BoardColours | None = None) -> tuple[list[float | None], float | None]:
+    """Which colour each occupied point holds, judged across the whole board.
+
+    A classifier that sees one point cannot know which of two unfamiliar colours is "light"
+    (on a board with yellow and blue checkers it may call yellow dark); the board can: the
+    occupied points' first checkers fall into two colour clusters (Lab), and the lighter is
+    light. Where they do not (one colour on the board), the colours learnt from this board's
+    opening position decide, if any. Returns P(light) per point (None: keep the classifier's
+    own colour) and the luma threshold between the colours (None when unknown)."""
+    occupied = np.nonzero(p[:, 0] < 0.5)[0]
+    out: list[float | None] = [None] * len(p)
+    if len(occupied) < 1:
         return out, None
-    scale = gap / 12
+    lab, luma = _first_checkers(points, occupied)
+    split = _two_colours(lab) if len(occupied) >= 2 else None
+    if split is not None:
+        is_light, c1, c0 = split
+        thr = float((luma[is_light].mean() + luma[~is_light].mean()) / 2)
+    elif colours is not None and colours.light is not None:
+        c1, c0, thr = colours.light, colours.dark, colours.threshold
+    else:
+        return out, None
+    d1, d0 = np.linalg.norm(lab - c1, axis=1), np.linalg.norm(lab - c0, axis=1)
+    scale = float(np.linalg.norm(c1 - c0)) / 12
     for k, a_, b_ in zip(occupied, d0, d1):
         out[int(k)] = float(1.0 / (1.0 + np.exp(-np.clip((a_ - b_) / scale, -30, 30))))
-    y = _luma(med.astype(np.float32))
-    thr = float((y[d1 < d0].mean() + y[d1 >= d0].mean()) / 2) if (d1 < d0).any() and (d1 >= d0).any() else None
     return out, thr
 
 
@@ -302,11 +356,15 @@ class Readers:
 
     # ---- parts (also used by the benchmark and the tests)
 
-    def read_slots(self, rect: np.ndarray, geom: BoardGeometry) -> list[SlotReading]:
+    def read_slots(self, rect: np.ndarray, geom: BoardGeometry,
+                   colours: BoardColours | None = None) -> list[SlotReading]:
+        """``colours``: this board's colours so far; learns from the read when it shows the opening."""
         points, bar, trays = slot_crops(rect, geom)
         m = self._m["points"]
         p = _softmax(m.run(nchw(points))[0], m.temperature[0])
-        light_p, thr = point_colours(points, p)
+        if colours is not None:
+            colours.learn(points, p)
+        light_p, thr = point_colours(points, p, colours)
         out = [point_probs_to_slot(row, c) for row, c in zip(p, light_p)]
         m = self._m["bar"]
         lo, do = m.run(nchw(bar[None]))
@@ -363,9 +421,9 @@ class Readers:
         values = values / values.sum() if values.sum() > 0 else np.full(len(CUBE_VALUES), 1 / len(CUBE_VALUES))
         return CubeReading(values, {place: float(w[i]) for i, place in enumerate(CUBE_PLACES)})
 
-    def read_board(self, rect: np.ndarray, geom: BoardGeometry):
+    def read_board(self, rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None):
         rect = _as_bgr(rect)
-        return self.read_slots(rect, geom), self.read_dice(rect, geom), self.read_cube(rect, geom)
+        return self.read_slots(rect, geom, colours), self.read_dice(rect, geom), self.read_cube(rect, geom)
 
 
 def _as_bgr(rect: np.ndarray) -> np.ndarray:
@@ -398,7 +456,8 @@ def default_readers() -> Readers:
         return _default
 
 
-def read_board(rect: np.ndarray, geom: BoardGeometry) -> tuple[list[SlotReading], list[DieReading],
-                                                                CubeReading | None]:
-    """Everything on a rectified board: 27 slot readings, the dice found, and the cube."""
-    return default_readers().read_board(rect, geom)
+def read_board(rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None) \
+        -> tuple[list[SlotReading], list[DieReading], CubeReading | None]:
+    """Everything on a rectified board: 27 slot readings, the dice found, and the cube (``colours``: see
+    `BoardColours`)."""
+    return default_readers().read_board(rect, geom, colours)

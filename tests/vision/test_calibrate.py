@@ -79,7 +79,7 @@ def test_tray_side_found_from_the_picture():
 
 
 def test_black_and_corrupt_frames_say_so(locator):
-    obs = Observer(15.0, locator=locator, reader=lambda rect, geom: (None, [], None))
+    obs = Observer(15.0, locator=locator, reader=lambda rect, geom, **kw: (None, [], None))
     black = obs.observe(0, 0.0, np.zeros((720, 1280, 3), np.uint8))
     assert black.status == "black"
     assert obs.observe(1, 0.07, None).status == "corrupt"

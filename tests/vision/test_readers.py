@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from transcriber.position import Position
 from vision.geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from vision.observation import CUBE_PLACES, CUBE_VALUES, MAX_COUNT
-from vision.readers import MODELS, NAMES, Readers, slot_crops
+from vision.readers import MODELS, NAMES, BoardColours, Readers, slot_crops
 from vision.rectify import slot_crop
 from vision.synth.rig import Rig
-from vision.synth.scene import Die, Scene
+from vision.synth.scene import Die, Scene, slot_counts
 from vision.train.readers_data import EVAL_SEED0, HELD_OUT_SCHEMES, SIZE, render
 from vision.train.readers_eval import evaluate
 
@@ -100,6 +101,37 @@ def test_reads_the_trays_on_held_out_boards(readers, profile):
     for where, scene, (slots, _, _) in _read_held_out(readers, profile):
         wrong = _wrong(scene, slots, (TRAY_TOP, TRAY_BOTTOM))
         assert not wrong, f"{where}: slot, read, truth: {wrong}"
+
+
+def test_colours_learnt_at_the_opening_tell_a_one_colour_board(readers):
+    """With one colour left on the points, nothing in the frame says which colour it is (yellow and blue
+    checkers here, never trained on); the colours learnt from this board's opening position do."""
+    right = 0
+    for k in range(6):
+        rig = Rig.build("standard", EVAL_SEED0 + 3000 + k, SIZE, schemes=HELD_OUT_SCHEMES)
+        rng = np.random.default_rng(k)
+        colours = BoardColours()
+        opening = render(rig, Scene(counts=slot_counts(Position.opening(), rig.seating)), rng, corner_noise=1.0,
+                         jpeg=70)
+        readers.read_slots(opening.rect, opening.geom, colours)
+        assert colours.learnt == 1 and colours.light[0] > colours.dark[0] + 40
+        for colour in (0, 1):
+            counts = np.zeros((27, 2), np.int16)
+            for n, point in enumerate(rng.choice(24, 3, replace=False), start=1):
+                counts[point, colour] = n
+            counts[TRAY_TOP, colour] = 9
+            f = render(rig, Scene(counts=counts), rng, corner_noise=1.0, jpeg=70)
+            assert not colours.learn(*_points_and_probs(readers, f))  # not an opening: nothing learnt
+            slots = readers.read_slots(f.rect, f.geom, colours)
+            right += all(slots[s].best() == tuple(counts[s]) for s in range(24))
+    assert right == 12
+
+
+def _points_and_probs(readers, f):
+    points, _, _ = slot_crops(f.rect, f.geom)
+    m = readers._m["points"]
+    z = m.run(points.transpose(0, 3, 1, 2).astype(np.float32))[0]
+    return points, np.exp(z) / np.exp(z).sum(1, keepdims=True)
 
 
 def test_probabilities_are_distributions(readers):
