@@ -94,9 +94,11 @@ def test_reads_the_bar_on_held_out_boards(readers, profile):
         assert not wrong, f"{where}: slot, read, truth: {wrong}"
 
 
-@pytest.mark.xfail(strict=True, reason="known shortfall: the tray reader misreads rows of the held-out scheme's "
-                                       "checkers (about 70 % of trays right; see models/tray.md)")
-@pytest.mark.parametrize("profile", ["standard", "hard"])
+HARD_TRAYS = pytest.mark.xfail(strict=True, reason="known shortfall: on the hard profile the tray reader misreads "
+                                "rows of the held-out scheme's checkers (85 % of trays right; see models/tray.md)")
+
+
+@pytest.mark.parametrize("profile", ["standard", pytest.param("hard", marks=HARD_TRAYS)])
 def test_reads_the_trays_on_held_out_boards(readers, profile):
     for where, scene, (slots, _, _) in _read_held_out(readers, profile):
         wrong = _wrong(scene, slots, (TRAY_TOP, TRAY_BOTTOM))
@@ -202,8 +204,11 @@ def test_held_out_figures_meet_the_floor(sample_figures):
     assert m["p99_wrong_rate"] <= 0.02, m
 
 
-@pytest.mark.xfail(strict=True, reason="known shortfall: the die detector misses about one die in eight and the "
-                                       "tray reader about one tray in four on the held-out scheme")
-def test_held_out_dice_recall_and_trays(sample_figures):
-    m = sample_figures
-    assert m["dice_recall"] >= 0.95 and m["tray_acc"] >= 0.99, m
+def test_held_out_dice_recall(sample_figures):
+    assert sample_figures["dice_recall"] >= 0.95, sample_figures
+
+
+@pytest.mark.xfail(strict=True, reason="known shortfall: the tray reader misreads about one tray in twenty of the "
+                                       "benchmark's free layouts on the held-out scheme (real games' trays read right)")
+def test_held_out_trays(sample_figures):
+    assert sample_figures["tray_acc"] >= 0.99, sample_figures

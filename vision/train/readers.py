@@ -29,6 +29,7 @@ import numpy as np
 
 from ..observation import MAX_COUNT
 from ..readers import CUBE_CROP, DIE_CROP, N_POINT_CLASSES, NAMES
+from ..synth.style import RANDOM
 from .readers_data import (
     CALIB_SEED0,
     EVAL_SEED0,
@@ -42,8 +43,9 @@ from .readers_data import (
 )
 
 PER_RIG = 8
-SHARES = {"points": 0.45, "bar": 0.08, "tray": 0.08, "dice_heat": 0.15, "dice": 0.16, "cube": 0.08}
-HEAT_FRAMES = 2400  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
+SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
+HEAT_FRAMES = 4000  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
+DATA_VERSION = 2  # part of the cache's key: 2 = half the boards in random looks
 HEAT_PATCH = 128  # half-resolution px: the heat-map trains on patches (it is fully convolutional)
 
 
@@ -406,8 +408,8 @@ def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0,
         return generate(max(200, n_frames // 12), TRAIN_SCHEMES, lambda k: CALIB_SEED0 + 1000 * seed + k,
                         seed + 77, noise=(1.0, 3.0), label="calibration frames", keep_empty=1.0, die_copies=1)
 
-    data = _cached(cache, f"train-s{seed}-f{n_frames}", make)
-    calib = _cached(cache, f"calib-s{seed}-f{n_frames}", make_calib)
+    data = _cached(cache, f"train-v{DATA_VERSION}-s{seed}-f{n_frames}", make)
+    calib = _cached(cache, f"calib-v{DATA_VERSION}-s{seed}-f{n_frames}", make_calib)
     gen_s = time.time() - t_start
     sizes = {k: len(v) for k, v in data.items()}
     log(f"data: {sizes} in {gen_s:.0f} s")
@@ -447,8 +449,15 @@ def refresh_cards(out: Path, eval_frames: int = 200, log=print) -> dict:
     return {"held_out": metrics, "eval_frames": eval_frames}
 
 
+def _schemes_text() -> str:
+    named = [s for s in dict.fromkeys(TRAIN_SCHEMES) if s != RANDOM]
+    share = TRAIN_SCHEMES.count(RANDOM) / len(TRAIN_SCHEMES)
+    return (f"{', '.join(named)}, and {share:.0%} of the boards in random looks (any field, point, checker and dice "
+            "colours: `vision.synth.style.random_style`)")
+
+
 def _data_card(n_frames: int, seed: int, sizes: dict) -> dict:
-    return {"train_frames": n_frames, "train_schemes": TRAIN_SCHEMES, "profiles": list(TRAIN_PROFILES),
+    return {"train_frames": n_frames, "train_schemes": _schemes_text(), "profiles": list(TRAIN_PROFILES),
             "train_rig_seeds": f"{train_rig_seed(seed, 0)}..{train_rig_seed(seed, n_frames // PER_RIG)}",
             "calibration_rig_seeds": f"from {CALIB_SEED0 + 1000 * seed}", "held_out_schemes": HELD_OUT_SCHEMES,
             "eval_rig_seeds": f"from {EVAL_SEED0}",
@@ -498,7 +507,7 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
              "augmentation (channel shuffle, gains, contrast, grey, noise), left-right flips for slots.", "",
              "## Data", "",
              f"- training: {n_frames} frames rendered by `vision.synth` ({PER_RIG} per rig), schemes "
-             f"{', '.join(TRAIN_SCHEMES)}; profiles clean:standard:hard = 1:3:2; rig seeds "
+             f"{_schemes_text()}; profiles clean:standard:hard = 1:3:2; rig seeds "
              f"{train_rig_seed(seed, 0)}.. ; every count 0..15 sampled on purpose (40 % of boards from random "
              "legal games, 60 % free layouts); 0-4 dice anywhere on the halves, 12 % cocked; the cube at any "
              "place; corner noise N(0, s) px with s ~ U(0, 3); JPEG quality 35..95.",

@@ -40,8 +40,10 @@ from ..readers import (
 from ..rectify import board_to_rect, homography, rectify
 from ..synth.rig import Rig
 from ..synth.scene import Die, Scene, slot_counts, stack_under
+from ..synth.style import RANDOM
 
-TRAIN_SCHEMES = ["tournament_green", "tan_cream", "navy", "burgundy"]
+# half the training boards are drawn afresh from the whole space of looks (`random_style`)
+TRAIN_SCHEMES = ["tournament_green", "tan_cream", "navy", "burgundy"] + [RANDOM] * 4
 HELD_OUT_SCHEMES = ["grey_modern"]
 EVAL_SEED0 = 10_000
 CALIB_SEED0 = 5_000
@@ -276,11 +278,14 @@ def _hard_negative_spots(frame: Frame) -> list[tuple[float, float]]:
 
 
 def heat_target(pts_px: np.ndarray, shape: tuple[int, int], sigma: float = 0.9) -> np.ndarray:
-    """Gaussian bumps (peak 1) at die centres, on the heat-map grid (cells of 8 rectified px)."""
+    """Gaussian bumps at die centres on the heat-map grid (cells of 8 rectified px), each centred
+    on the die's nearest cell so that this cell is exactly 1: the focal loss's positives are the
+    cells at 1, and a bump centred between cells would leave a die with no positive at all (the
+    dice classifier's offset head places the die within the cell)."""
     hh, hw = shape
     yy, xx = np.mgrid[0:hh, 0:hw].astype(np.float32)
     t = np.zeros(shape, np.float32)
     for x, y in pts_px:
-        cx, cy = (x - 0.5) / 8.0, (y - 0.5) / 8.0
+        cx, cy = np.round((x - 0.5) / 8.0), np.round((y - 0.5) / 8.0)
         t = np.maximum(t, np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma**2)))
     return t
