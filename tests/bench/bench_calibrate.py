@@ -1,6 +1,6 @@
 """Board-finding accuracy and cost on a colour scheme and seeds the corner model never saw (JSON).
 
-    python tests/bench/bench_calibrate.py [--frames 40]
+    python tests/bench/bench_calibrate.py [--frames 40] [--scheme grey_modern|random|...]
 """
 
 from __future__ import annotations
@@ -23,12 +23,14 @@ from vision.calibrate import BoardLocator  # noqa: E402
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=40)
+    ap.add_argument("--scheme", help="the boards' looks (default: the held-out scheme; random: a new look per board)")
     args = ap.parse_args()
     locator = BoardLocator()
-    out: dict = {"benchmark": "calibrate"}
+    out: dict = {"benchmark": "calibrate", "scheme": args.scheme or "held-out"}
     for profile in ("standard", "hard"):
         coarse, refined, ms = [], [], []
-        for frame, truth, _ in held_out_frames(args.frames, profile, seed=9):
+        for frame, truth, _ in held_out_frames(args.frames, profile, seed=9,
+                                                  schemes=[args.scheme] if args.scheme else None):
             t0 = time.perf_counter()
             cal = locator.locate(frame)
             ms.append(1000 * (time.perf_counter() - t0))
