@@ -1,6 +1,7 @@
 """End to end: simulate -> observe -> transcribe, against the simulator's truth (JSON figures).
 
     python tests/bench/bench_transcribe.py [--games 1] [--profile standard] [--seed 20001]
+        [--match 0|1|2|random:SEED] [--scheme grey_modern] [--keep DIR]
 
 Renders the first games of a real match at 720p/15 fps (a keyframe a second, as the capture
 agent records) on a board (the held-out colour scheme), camera and seed the models were not
@@ -26,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from transcriber.decode import decode  # noqa: E402
 from transcriber.evaluate import evaluate_transcript  # noqa: E402
+from transcriber.generate import GenOptions, random_match  # noqa: E402
 from transcriber.mat import read_mat  # noqa: E402
 from transcriber.observation import FrameObservation  # noqa: E402
 from vision.cli import align_players  # noqa: E402
@@ -52,15 +54,20 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=1)
     ap.add_argument("--profile", default="standard")
     ap.add_argument("--seed", type=int, default=20001, help="a seed no model was trained on")
-    ap.add_argument("--match", type=int, default=0, help="which real match (0-2)")
+    ap.add_argument("--match", default="0", help="a real match (0-2), or a generated 7-point one: random:SEED")
     ap.add_argument("--scheme", default=HELD_OUT_SCHEMES[0], help="the board's colours (default: one no model "
                     "was trained on)")
+    ap.add_argument("--keep", metavar="DIR", help="keep the footage, truth and observations in DIR")
     args = ap.parse_args()
-    sample = sorted((ROOT / "bgscribe" / "samples").glob("*.txt"))[args.match]
-    with tempfile.TemporaryDirectory() as d:
-        d = Path(d)
+    if args.match.startswith("random:"):
+        record = random_match(int(args.match.split(":", 1)[1]), opts=GenOptions(length=7))
+    else:
+        record = read_mat(sorted((ROOT / "bgscribe" / "samples").glob("*.txt"))[int(args.match)])
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(args.keep or tmp)
+        d.mkdir(parents=True, exist_ok=True)
         video, truth_path, obs_path = d / "m.mp4", d / "truth.jsonl", d / "obs.jsonl"
-        stats = render_match(read_mat(sample), video, truth_path, profile=args.profile, seed=args.seed,
+        stats = render_match(record, video, truth_path, profile=args.profile, seed=args.seed,
                              games=args.games, progress=False, schemes=[args.scheme])
         frames, dec_s = decode_only(video)
         t0 = time.perf_counter()
@@ -86,6 +93,8 @@ def main() -> None:
     transcript["flag_reasons"] = reasons
     print(json.dumps({
         "benchmark": "transcribe",
+        "match": args.match,
+        "scheme": args.scheme,
         "profile": args.profile,
         "seed": args.seed,
         "footage_s": round(stats.seconds, 1),
