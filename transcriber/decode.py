@@ -169,9 +169,12 @@ def cut_segments(ss: list[Settle]) -> list[Segment]:
                  and len(t.dice.values) == len(seg.roll.dice.values)]
         if len(reads) > 1:
             n = sum(t.reads for t in reads)
-            values = [sum(t.dice.values[k] * t.reads for t in reads) / n for k in range(len(seg.roll.dice.values))]
-            seg.roll.dice = DiceRead(values, seg.roll.dice.xs, sum(t.dice.cocked * t.reads for t in reads) / n,
-                                     sum(t.dice.on_checker * t.reads for t in reads) / n)
+            roll = seg.roll.dice
+            orders = [roll.order_of(t.dice) for t in reads]
+            values = [sum(t.dice.values[o[k]] * t.reads for t, o in zip(reads, orders)) / n
+                      for k in range(len(roll.values))]
+            seg.roll.dice = DiceRead(values, roll.xs, sum(t.dice.cocked * t.reads for t in reads) / n,
+                                     sum(t.dice.on_checker * t.reads for t in reads) / n, roll.ys)
     return segs
 
 

@@ -7,6 +7,7 @@ because reads of an unchanged board share the same lighting and the same errors.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,6 +24,17 @@ class DiceRead:
     xs: list[float]  # per die: x (mm) from the bar's centre; > 0 is the right half as the camera sees it
     cocked: float  # the largest cocked probability among the dice
     on_checker: float
+    ys: list[float] = field(default_factory=list)  # per die: y (mm) on the board
+
+    def order_of(self, other: DiceRead) -> list[int]:
+        """For each of these dice, which of ``other``'s (as many) lies there: a reader lists the dice of a
+        throw in no fixed order, and averaging reads die by die must not mix two dice."""
+        ys, oys = self.ys or [0.0] * len(self.xs), other.ys or [0.0] * len(other.xs)
+
+        def cost(perm) -> float:
+            return sum((self.xs[i] - other.xs[j]) ** 2 + (ys[i] - oys[j]) ** 2 for i, j in enumerate(perm))
+
+        return list(min(itertools.permutations(range(len(other.xs))), key=cost))
 
     def signature(self) -> tuple:
         return tuple(sorted(int(np.argmax(v)) + 1 for v in self.values))
@@ -74,7 +86,7 @@ def _dice_of(obs: FrameObservation) -> DiceRead | None:
     if not obs.dice:
         return None
     return DiceRead([d.values for d in obs.dice], [d.xy[0] - d.bar_x for d in obs.dice],
-                    max(d.cocked for d in obs.dice), max(d.on_checker for d in obs.dice))
+                    max(d.cocked for d in obs.dice), max(d.on_checker for d in obs.dice), [d.xy[1] for d in obs.dice])
 
 
 def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Settle]:
@@ -108,9 +120,10 @@ def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Se
                 prev.dice = dice  # a die missed before is seen now: the fuller read wins
             elif dice is not None and len(dice.values) == len(prev.dice.values) and dice.same_throw(prev.dice):
                 # averaged, cocked and on-a-checker too: a hand brushing a die tilts it in one read
-                prev.dice = DiceRead([(a * n + b) / (n + 1) for a, b in zip(prev.dice.values, dice.values)],
+                order = prev.dice.order_of(dice)
+                prev.dice = DiceRead([(a * n + dice.values[j]) / (n + 1) for a, j in zip(prev.dice.values, order)],
                                      prev.dice.xs, (prev.dice.cocked * n + dice.cocked) / (n + 1),
-                                     (prev.dice.on_checker * n + dice.on_checker) / (n + 1))
+                                     (prev.dice.on_checker * n + dice.on_checker) / (n + 1), prev.dice.ys)
             if cube_v is not None and prev.cube_value is not None:
                 prev.cube_value = (prev.cube_value * n + cube_v) / (n + 1)
                 prev.cube_place = {k: (prev.cube_place.get(k, 0.0) * n + cube_p.get(k, 0.0)) / (n + 1)
