@@ -147,7 +147,9 @@ class Scorer:
                 total[-1] = total[-1] + ln
             else:
                 total[-1] = total[-1] + ln.max()
-        split = total.argmax(0)
+        # the earliest of the best splits: a play that moves nothing scores the same at every split (up to
+        # rounding), and what comes after it (a cube turned) is then read from the whole segment
+        split = (total >= total.max(0) - 1e-6).argmax(0)
         return total[split, np.arange(len(afters))], split
 
 

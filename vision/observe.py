@@ -35,10 +35,11 @@ class ObserveOptions:
     skip_still: bool = True  # leave still stretches between identical keyframes undecoded (vision/decoding.py)
 
 
-def trays_on_right(rect: np.ndarray) -> bool:
-    """Which end the bear-off trays are at, from where the bar is: the bar is a strip with
-    no point edges, so its horizontal gradient energy is lower than the field's where the
-    other hypothesis would put it. (The rectified board is the same for both hypotheses.)"""
+def tray_side_margin(rect: np.ndarray) -> float:
+    """Which end the bear-off trays are at, from where the bar is: the bar is a strip with no point
+    edges, so its horizontal gradient energy is lower than the field's where the other hypothesis
+    would put it. (The rectified board is the same for both hypotheses.) > 0: trays on the right;
+    -1..1, so that no one frame (hands over the board) outweighs many."""
 
     def energy(geom: BoardGeometry) -> float:
         x0, y0, x1, y1 = geom.bar_rect()
@@ -46,7 +47,12 @@ def trays_on_right(rect: np.ndarray) -> bool:
         gray = cv2.cvtColor(rect[int(b):int(d), int(a):int(c)], cv2.COLOR_BGR2GRAY).astype(np.float32)
         return float(np.abs(np.diff(gray, axis=1)).mean()) if gray.size else 1e9
 
-    return energy(BoardGeometry(trays_right=True)) <= energy(BoardGeometry(trays_right=False))
+    right, left = energy(BoardGeometry(trays_right=True)), energy(BoardGeometry(trays_right=False))
+    return (left - right) / max(left + right, 1e-6)
+
+
+def trays_on_right(rect: np.ndarray) -> bool:
+    return tray_side_margin(rect) >= 0
 
 
 class Observer:
@@ -62,17 +68,21 @@ class Observer:
         self.reader = reader
         self.colours = BoardColours()  # this board's checker colours, learnt at each opening position
         self.geom: BoardGeometry | None = None
-        self._cal_key: bytes | None = None
+        self._tray_vote = 0.0  # evidence for trays on the right, over the reads so far (decaying)
         self.last_read_t = -1e9
         self.was_quiet = False
 
-    def _geometry(self, frame: np.ndarray, cal: Calibration) -> BoardGeometry:
-        key = np.round(cal.corners).tobytes()
-        if self.geom is None or key != self._cal_key:
-            g = BoardGeometry()  # the outer rectangle (and so the rectified picture) is the same either way
-            self.geom = BoardGeometry(trays_right=trays_on_right(rectify(frame, homography(cal.corners, g), g)))
-            self._cal_key = key
-        return self.geom
+    def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
+        """The board seen from above, and its geometry: which end the trays are at is voted over many
+        reads (a frame with hands over the board, or the board being set up, once flipped it and every
+        slot was read in the mirror)."""
+        g = BoardGeometry()  # the outer rectangle (and so the rectified picture) is the same either way
+        rect = rectify(frame, homography(cal.corners, g), g)
+        self._tray_vote = 0.95 * self._tray_vote + tray_side_margin(rect)
+        right = self._tray_vote >= 0
+        if self.geom is None or self.geom.trays_right != right:
+            self.geom = BoardGeometry(trays_right=right)
+        return rect, self.geom
 
     def observe(self, i: int, t: float, frame: np.ndarray | None) -> FrameObservation:
         if frame is None:
@@ -99,8 +109,7 @@ class Observer:
         self.was_quiet = True
         self.last_read_t = t
         self.motion.mark_quiet()
-        geom = self._geometry(frame.bgr, cal)
-        rect = rectify(frame.bgr, homography(cal.corners, geom), geom)
+        rect, geom = self._rectify(frame.bgr, cal)
         obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours)
         x0, _, x1, _ = geom.bar_rect()
         obs.bar_x = (x0 + x1) / 2

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.calibrate import BoardLocator, Tracker, refine
+from vision.calibrate import BoardLocator, Calibration, Tracker, refine
 from vision.geometry import BoardGeometry
 from vision.observe import Observer, trays_on_right
-from vision.rectify import homography, rectify
+from vision.rectify import board_to_rect, homography, rectify
 from vision.synth.rig import Rig
 from vision.synth.stills import random_positions, random_scene
 from vision.train.corners import EVAL_SEED0, HELD_OUT_SCHEMES
@@ -85,6 +86,26 @@ def test_tray_side_found_from_the_picture():
         g = BoardGeometry()
         right += trays_on_right(rectify(frame, homography(truth, g), g)) == rig.geom.trays_right
     assert right == len(frames)
+
+
+def test_one_frame_with_the_bar_hidden_does_not_flip_the_tray_side(locator):
+    """A frame whose bar looks busy (an arm across it, the board being set up) once flipped the tray side,
+    and every slot was read in the mirror: the side is voted over the reads."""
+    frame, truth, rig = held_out_frames(1, "standard", seed=7)[0]
+    obs = Observer(15.0, locator=locator, reader=lambda rect, geom, **kw: (None, [], None))
+    cal = Calibration(truth, 1.0, True)
+    for _ in range(5):
+        assert obs._rectify(frame, cal)[1].trays_right == rig.geom.trays_right
+    g = BoardGeometry()
+    rect = rectify(frame, homography(truth, g), g)
+    x0, y0, x1, y1 = rig.geom.bar_rect()
+    (a, b), (c, d) = board_to_rect([[x0, y0], [x1, y1]], rig.geom)
+    rect[int(b):int(d), int(a):int(c)] = 0
+    rect[int(b):int(d), int(a):int(c):2] = 255  # vertical stripes over the bar
+    busy = cv2.warpPerspective(rect, np.linalg.inv(homography(truth, g)), (frame.shape[1], frame.shape[0]),
+                               dst=frame.copy(), borderMode=cv2.BORDER_TRANSPARENT)
+    assert trays_on_right(rectify(busy, homography(truth, g), g)) != rig.geom.trays_right  # alone: fooled
+    assert obs._rectify(busy, cal)[1].trays_right == rig.geom.trays_right
 
 
 def test_black_and_corrupt_frames_say_so(locator):
