@@ -1,8 +1,9 @@
 """Board and checker looks: named colour schemes, randomised per seed.
 
 Domain randomisation is how the models generalise to boards nobody rendered:
-every scheme is jittered in hue and brightness, and the wood, felt and leather
-textures are procedural noise with random scale and contrast.
+every scheme is jittered in hue and brightness, the wood, felt and leather
+textures are procedural noise with random scale and contrast, and `random_style`
+draws whole boards in looks nobody designed.
 """
 
 from __future__ import annotations
