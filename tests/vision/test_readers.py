@@ -9,7 +9,7 @@ import pytest
 from transcriber.position import Position
 from vision.geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from vision.observation import CUBE_PLACES, CUBE_VALUES, MAX_COUNT
-from vision.readers import MODELS, NAMES, BoardColours, Readers, slot_crops
+from vision.readers import MODELS, NAMES, BoardColours, Readers, _softmax, nchw, slot_crops
 from vision.rectify import slot_crop
 from vision.synth.rig import Rig
 from vision.synth.scene import Die, Scene, slot_counts
@@ -130,10 +130,10 @@ def test_colours_learnt_at_the_opening_tell_a_one_colour_board(readers):
 
 
 def _points_and_probs(readers, f):
+    """The point crops and their probabilities, as `Readers.read_slots` makes them."""
     points, _, _ = slot_crops(f.rect, f.geom)
     m = readers._m["points"]
-    z = m.run(points.transpose(0, 3, 1, 2).astype(np.float32))[0]
-    return points, np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    return points, _softmax(m.run(nchw(points))[0], m.temperature[0])
 
 
 def test_probabilities_are_distributions(readers):
