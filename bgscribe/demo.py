@@ -99,7 +99,9 @@ class DemoServer:
         self.settings = Settings(data_dir=data, port=port, admin_token=secrets.token_urlsafe(16),
                                  purge_interval_seconds=0, pipeline_poll_seconds=0.5)
         self.app = create_app(self.settings)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning"))
+        # (Ctrl-C must not wait on a browser's open connection: 5 s of grace, then they are closed)
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning",
+                                                    timeout_graceful_shutdown=5))
         self.thread = threading.Thread(target=self.server.run, name="uvicorn", daemon=True)
 
     @property
@@ -212,6 +214,7 @@ def run(args) -> int:
             time.sleep(0.5)
         return 0
     except KeyboardInterrupt:
+        say("stopping ...")
         return 0
     except RuntimeError as e:
         print(f"bgscribe demo: {e}", file=sys.stderr)

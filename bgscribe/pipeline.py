@@ -46,10 +46,21 @@ def decode_match(observations: list[FrameObservation], players: tuple[str, str],
     result = decode(observations, players=players, length=length, profile=rules, p0_light=first_light)
     record = result.record
     record.meta.update({"Event": "", "Transcriber": "bgscribe"})
-    problems = replay_match(record).problems
+    replay = replay_match(record)
+    problems = replay.problems
     for p in problems:
         result.flags.append({"game": p.game, "action": None, "t": None, "reason": "score_contradiction"
                              if p.kind == "score" else f"rules_{p.kind}", "message": p.message, "alternatives": []})
+    final = replay.final_score
+    if length and record.games and final is not None and max(final) < length:
+        # a finished match's footage that stops short of its end: footage is missing, or a game's result was
+        # misjudged (a resignation's value, a time out that loses the match)
+        last = record.games[-1]
+        result.flags.append({"game": last.number, "action": None, "t": last.actions[-1].prov.time
+                             if last.actions and last.actions[-1].prov else None, "reason": "score_contradiction",
+                             "message": f"the transcript ends at {final[0]}-{final[1]} in a {length}-point match: "
+                                        "footage missing, or a game's result misjudged (a resignation's value, "
+                                        "a time out)", "alternatives": []})
     return record, _report(source, record, result, problems, False)
 
 

@@ -54,7 +54,8 @@ def serve(args) -> int:
                 register_board(s, num, token, ev)
             s.commit()
         db.dispose()
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
+                timeout_graceful_shutdown=5)  # Ctrl-C does not wait on a browser's open connection
     return 0
 
 

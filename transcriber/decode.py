@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .moves import legal_plays
-from .observation import MAX_COUNT
+from .observation import CUBE_VALUES, MAX_COUNT
 from .physical import BAR_SLOT, DARK, LIGHT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, Seating, slot_counts
 from .position import Position
 from .record import Double, Drop, Flag, Game, MatchRecord, Move, Provenance, Resign, RulesProfile, Take
@@ -26,13 +26,19 @@ from .scoring import finished, result_value
 from .settle import DiceRead, Settle, settles
 
 BEAM = 4
-BEAM_MARGIN = 12.0  # nats: histories this far behind the best are dropped ...
-EXPAND_MARGIN = 8.0  # ... and these are kept but not expanded further
+WIDE_BEAM = 24  # ... or up to this many while they tie: when the board was not seen, later reads decide
+TIE = 0.5  # nats
+BEAM_MARGIN = 16.0  # nats: histories this far behind the best are dropped ...
+EXPAND_MARGIN = 12.0  # ... and these are kept but not expanded further
 DICE_CANDIDATES = 6  # dice readings tried per roll ...
 DICE_MARGIN = 7.0  # ... at most this far behind the best reading
 CLOSE_CALL = 4.0  # nats: a runner-up play this close is flagged
 UNEXPLAINED = 14.0  # nats below the unconstrained reading: no legal play explains the board
+JUNK = 10.0  # nats: the most one settle can say against a position (a hand resting over the points, a knock)
 GAP_S = 8.0  # seconds without observations that are reported as a footage gap
+NEXT_SETTLES = 3  # settles after a segment that may show the board as its play left it
+CUBE_MARGIN = 3.0  # nats: a cube value this much likelier over the reads
+HELD_READS = 3  # a settle of this many reads is a board held, not a glimpse
 UNSEEN_TURN_COST = 6.0  # nats: prior against a whole turn passing between two reads
 VOID_THROW_COST = 8.0  # nats: prior against a throw that did not count (cocked, rerolled) and was not seen so
 
@@ -42,13 +48,17 @@ class Segment:
     """Settles from one roll to the next (or to the end of the game)."""
 
     settles: list[Settle]
-    next_roll: Settle | None = None  # the next roll's first settle
+    next_settles: list[Settle] = field(default_factory=list)  # the settles after it (the next roll's first)
     paired: bool = False  # decided together with the next roll (the board was not seen in between)
     after_gap: bool = False  # footage is missing just before this roll: whole turns may have passed unseen
 
     @property
     def roll(self) -> Settle:
         return self.settles[0]
+
+    @property
+    def next_roll(self) -> Settle | None:
+        return self.next_settles[0] if self.next_settles else None
 
 
 @dataclass
@@ -128,25 +138,38 @@ class Scorer:
         per = lp[:, np.arange(N_SLOTS * 2)[None, :], counts]  # (S, N, 54)
         return (per if colour is None else per[..., colour::2]).sum(-1)
 
+    @classmethod
+    def robust(cls, settles: list[Settle], counts: np.ndarray) -> np.ndarray:
+        """`loglik`, but a settle far from every candidate is junk rather than evidence: a read with a still
+        hand over a quarter of the board, or made on the old grid just after a knock, must not decide a
+        play on its own. (A mixture of the read and a junk model that fits anything JUNK nats short.)"""
+        best = np.array([s.best_loglik() for s in settles])
+        return np.maximum(cls.loglik(settles, counts), best[:, None] - JUNK)
+
+    @classmethod
+    def next_fit(cls, settles: list[Settle], counts: np.ndarray, robust: bool = False) -> np.ndarray:
+        """(N,): per candidate, the best fit (nats below each settle's own best reading) among these settles."""
+        best = np.array([s.best_loglik() for s in settles])
+        ll = cls.robust(settles, counts) if robust else cls.loglik(settles, counts)
+        return (ll - best[:, None]).max(0)
+
     def segment(self, seg: Segment, before: Position, afters: list[Position]) -> tuple[np.ndarray, np.ndarray]:
         """Per candidate: best total over the split point (settles before it show ``before``, from it on
         the candidate), and that split."""
         cb = self.counts([before])
         ca = self.counts(afters)
-        lb = self.loglik(seg.settles, cb)[:, 0]  # (S,)
-        la = self.loglik(seg.settles, ca)  # (S, N)
+        lb = self.robust(seg.settles, cb)[:, 0]  # (S,)
+        la = self.robust(seg.settles, ca)  # (S, N)
         pre = np.concatenate([[0.0], np.cumsum(lb)])  # (S+1,)
         suf = np.concatenate([np.cumsum(la[::-1], 0)[::-1], np.zeros((1, la.shape[1]))], 0)  # (S+1, N)
         total = pre[:, None] + suf
-        if seg.next_roll is not None:
-            # Where no settle of the segment shows the play's result (split at the end), the next roll's
-            # first settle stands in for it - if it shows one of these results at all. When the next play
-            # was made before the board was seen, it shows a later position: no evidence either way.
-            ln = self.loglik([seg.next_roll], ca)[0]
-            if ln.max() >= seg.next_roll.best_loglik() - UNEXPLAINED:
-                total[-1] = total[-1] + ln
-            else:
-                total[-1] = total[-1] + ln.max()
+        if seg.next_settles:
+            # The settles after the segment show the play's result too, wherever the split: the best fit
+            # among the first ones (the first may be junk; later ones may show the next play already).
+            # Where no settle of the segment shows the result, they are all there is. When the next play
+            # was made before the board was seen, they show a later position that every candidate misses
+            # by the junk floor: no evidence either way.
+            total = total + self.next_fit(seg.next_settles, ca, robust=True)
         # the earliest of the best splits: a play that moves nothing scores the same at every split (up to
         # rounding), and what comes after it (a cube turned) is then read from the whole segment
         split = (total >= total.max(0) - 1e-6).argmax(0)
@@ -222,13 +245,14 @@ class Decoder:
     # ------------------------------------------------------------------ games
 
     def _split_games(self, segs: list[Segment]) -> list[list[Segment]]:
-        """A game starts where the board shows the opening position again after play."""
+        """A game starts where the board shows the opening position again after play. (Whatever the dice
+        show: a position that returns to the opening in play does not happen, opening dice misread do.)"""
         games: list[list[Segment]] = [[]]
         played = False
         for seg in segs:
             first = seg.settles[0]
             looks_opening = first.loglik(self.opening_counts) > first.best_loglik() - 6.0
-            if looks_opening and played and seg.roll.dice is not None and _opening_dice(seg.roll):
+            if looks_opening and played and seg.roll.dice is not None:
                 games.append([])
                 played = False
             if seg.roll.dice is not None:
@@ -236,8 +260,12 @@ class Decoder:
             games[-1].append(seg)
         games = [g for g in games if g]
         for g in games:
-            for a, b in zip(g, g[1:]):
-                a.next_roll = b.settles[0]
+            # (across segments: after a Cannot Move the roll after next shows this play's result too)
+            flat = [t for seg in g for t in seg.settles]
+            end = 0
+            for seg in g:
+                end += len(seg.settles)
+                seg.next_settles = flat[end:end + NEXT_SETTLES]
         return games
 
     def _decode_game(self, game: Game, segs: list[Segment]) -> None:
@@ -258,7 +286,9 @@ class Decoder:
                 continue
             nxt_roller = self._dice_roller(rolls[k + 1].roll) if k + 1 < len(rolls) else None
             same_roller = nxt_roller is not None and nxt_roller == self._dice_roller(seg.roll)
-            on_turn = k + 1 < len(rolls) and beam[0].turn is not None
+            # (the roll is by the player the best history expects: else a turn passed unseen, see _step)
+            on_turn = k + 1 < len(rolls) and beam[0].turn is not None \
+                and self._dice_roller(seg.roll) in (None, beam[0].turn)
             if on_turn and not same_roller and self._unseen_after(beam[0], seg):
                 # the board was never seen after this play: decide it together with the next roll's
                 seg.paired = True
@@ -268,7 +298,8 @@ class Decoder:
                     and (gap := self._step_gap(beam, seg, rolls[k + 1])):
                 # the footage stopped after this roll and resumed at the same player's next one
                 seg.paired = True
-                beam = sorted(gap + self._step(beam, seg), key=lambda x: -x.score)[:2 * BEAM]
+                stepped = self._step(beam, seg)
+                beam = sorted(gap + stepped, key=lambda x: -x.score)[:max(2 * BEAM, len(stepped))]
                 k += 1
             else:
                 beam = self._step(beam, seg)
@@ -297,7 +328,7 @@ class Decoder:
                     kept += self._unseen_turns(h, seg)
                 elif seg.after_gap:  # the footage stopped: both players may have played out of sight
                     kept += self._unseen_round(h, seg)
-            beam = sorted(kept, key=lambda h: -h.score)[:2 * BEAM]
+            beam = sorted(kept, key=lambda h: -h.score)[:max(2 * BEAM, len(beam))]
         for rank_h, h in enumerate(beam):
             if h.score < beam[0].score - EXPAND_MARGIN:
                 break  # far behind: not worth expanding
@@ -312,13 +343,13 @@ class Decoder:
             if not options:
                 continue
             order = np.argsort(-totals)
-            for rank in order[:BEAM]:
+            for rank in order[:_width(totals[order])]:
                 expanded.append((float(totals[rank]), h, (options, totals, splits, order, int(rank))))
         expanded.sort(key=lambda e: -e[0])
         out: list[Hyp] = []
         seen = set()
         for total, h, (options, totals, splits, order, rank) in expanded:
-            if total < expanded[0][0] - BEAM_MARGIN:
+            if total < expanded[0][0] - BEAM_MARGIN or not _room(len(out), expanded[0][0], total):
                 break
             _, roller, roll, play = options[rank]
             nh = Hyp(total, play.result, 1 - roller, h.cube, h.owner)
@@ -336,8 +367,6 @@ class Decoder:
             nh.actions = h.actions + ((Move(roller, roll, play.notation), prov),)
             nh = self._cube_actions(nh, seg, split, roller)
             out.append(nh)
-            if len(out) >= BEAM:
-                break
         if not opening and expanded:
             # Beside the plays (which may all tie when the board is not seen after them), always keep the
             # best history in which the throw did not count: the next throw decides.
@@ -393,15 +422,15 @@ class Decoder:
 
     def _unseen_after(self, h: Hyp, seg: Segment) -> bool:
         """Neither this segment nor the next roll shows the board after the play: the next roll's
-        play happened before the board was seen again (two plays between reads)."""
-        options, totals, splits = self._score(h, seg, dice_candidates(seg.roll, False)[:1], False)
-        if not options or seg.next_roll is None:
+        play happened before the board was seen again (two plays between reads). Under every plausible
+        reading of the dice: a misread die also leaves no play that fits."""
+        options, totals, splits = self._score(h, seg, dice_candidates(seg.roll, False), False)
+        if not options or not seg.next_settles:
             return False
         if int(splits[int(np.argmax(totals))]) < len(seg.settles):
             return False
-        nxt = seg.next_roll
-        fit = self.scorer.loglik([nxt], self.scorer.counts([o[3].result for o in options]))[0]
-        return float(fit.max()) < nxt.best_loglik() - UNEXPLAINED
+        fit = self.scorer.next_fit(seg.next_settles, self.scorer.counts([o[3].result for o in options]))
+        return float(fit.max()) < -UNEXPLAINED
 
     def _ends_unplayed(self, h: Hyp, seg: Segment) -> bool:
         """The segment's last settle still shows the board before this roll's play."""
@@ -431,6 +460,8 @@ class Decoder:
         out: list[Hyp] = []
         seen = set()
         for total, h, dice, play, _mid, options, totals, splits in firsts:
+            if not _room(len(out), firsts[0][0], total):
+                break
             j = int(np.argmax(totals))
             _, roller_b, roll_b, play_b = options[j]
             nh = Hyp(total, play_b.result, 1 - roller_b, h.cube, h.owner)
@@ -448,8 +479,6 @@ class Decoder:
                                       (Move(roller_b, roll_b, play_b.notation), prov_b))
             nh = self._cube_actions(nh, b, int(splits[j]), roller_b)
             out.append(nh)
-            if len(out) >= BEAM:
-                break
         return out
 
     def _dice_roller(self, settle: Settle) -> int | None:
@@ -593,13 +622,23 @@ class Decoder:
 
     def _unexplained(self, seg: Segment, split: int, result: Position) -> float | None:
         """How far the board after a play is from this result (nats below the unconstrained reading), on
-        the settle from the split on that shows it best - the last ones may show the board being cleared
-        after the game's last play - or on the next roll's first settle; None: never seen."""
-        shown = seg.settles[split:] or ([seg.next_roll] if seg.next_roll is not None else [])
+        the settle from the split on, or after the segment, that shows it best (one may be junk; the last
+        ones may show the board being cleared after the game's last play); None: never seen."""
+        shown = seg.settles[split:] + seg.next_settles
         if not shown:
             return None
         counts = slot_counts(result, self.seating)
         return min(s.best_loglik() - s.loglik(counts) for s in shown)
+
+    def _held_odd(self, seg: Segment, split: int, result: Position) -> bool:
+        """Did the board hold, for several reads, something this play does not explain? One read may be junk
+        (a still hand, a knock); a board held that way is worth a look even when the next reads fit again.
+        (Not in a game's last segment: there the board is being cleared.)"""
+        if not seg.next_settles:
+            return False
+        counts = slot_counts(result, self.seating)
+        return any(s.reads >= HELD_READS and s.best_loglik() - s.loglik(counts) > UNEXPLAINED
+                   for s in seg.settles[split:])
 
     def _provenance(self, seg: Segment, play, dice: tuple[int, int], split: int, total: float,
                     alts, other) -> Provenance:
@@ -613,10 +652,11 @@ class Decoder:
                                    f"({gap:.1f} nats behind)", round(float(conf), 4)))
         # (a play that moves nothing is shown by the settles before the split as well)
         start = split if play.notation else 0
-        if split < len(seg.settles) and self._unexplained(seg, start, play.result) > UNEXPLAINED:
+        miss = self._unexplained(seg, start, play.result)
+        if not seg.paired and ((miss is not None and miss > UNEXPLAINED) or self._held_odd(seg, start, play.result)):
             prov.flags.append(Flag("no_legal_play", "no legal play explains what the board shows afterwards "
                                    "(an illegal move the opponent condoned, or a misread)", round(float(conf), 4)))
-        if split >= len(seg.settles) and seg.next_roll is None and not seg.paired:
+        if split >= len(seg.settles) and not seg.next_settles and not seg.paired:
             prov.flags.append(Flag("missing_settle", "the board was not seen after this play",
                                    round(float(conf), 4)))
         if other is not None and total - other[0] < CLOSE_CALL:
@@ -631,24 +671,46 @@ class Decoder:
         return prov
 
     def _cube_actions(self, h: Hyp, seg: Segment, split: int, roller: int) -> Hyp:
-        """A cube turned after this play: the next roller doubled (it is answered by the roller)."""
+        """A cube turned after this play: the next roller doubled (it is answered by the roller).
+        The cube is a state that lasts: its value is weighed, over every read from the split to the next
+        roll, between what it was and twice that (the only double), so a single misread (a 2 read
+        as an 8 in glare) turns nothing. A value held that is neither is flagged."""
         if self.crawford:
             return h
         # a cube off the board shows no value (set aside, or in a hand)
-        late = [s.cube for s in seg.settles[split:] if s.cube is not None and s.cube[1] != "off"]
-        if not late:
+        # (up to the next roll's first settle: a player doubles before rolling, so any later change of the
+        # cube belongs to a later turn)
+        shown = [t for t in seg.settles[split:] + seg.next_settles[:1] if t.cube is not None and t.cube[1] != "off"]
+        if not shown:
             return h
-        # the cube as it lay after the play: the end of the first run of readings that never go down
-        # (a cube back in the centre is the reset for the next game)
-        k = 0
-        while k + 1 < len(late) and late[k + 1][0] >= late[k][0]:
+        # up to the first reading lower than the one before: the cube back in the centre for the next game
+        k = 1
+        while k < len(shown) and shown[k].cube[0] >= shown[k - 1].cube[0]:
             k += 1
-        value, place = late[k]
+        shown = shown[:k]
+        per = np.array([t.reads * np.log(np.maximum(t.cube_value, 1e-6)) for t in shown])  # (settles, values)
+        lp = per.sum(0)
         doubler = 1 - roller
-        if value > h.cube and h.owner in (None, doubler):  # only a centred cube or its owner's may be turned
+        now, twice = CUBE_VALUES.index(h.cube), CUBE_VALUES.index(min(2 * h.cube, CUBE_VALUES[-1]))
+        best = int(np.argmax(lp))
+        if best not in (now, twice) and lp[best] - max(lp[now], lp[twice]) > CUBE_MARGIN \
+                and sum(t.reads for t in shown if t.cube[0] == CUBE_VALUES[best]) >= HELD_READS:
+            prov = h.actions[-1][1]
+            prov.flags.append(Flag("cube_unclear", f"the cube reads {CUBE_VALUES[best]}: it was {h.cube}", None))
+        # turned at some point and left so, for several reads (one misread turns nothing); only a centred
+        # cube or its owner's may be turned
+        gain = np.cumsum((per[:, twice] - per[:, now])[::-1])[::-1]  # from each settle on
+        later = 0  # reads of the cube still turned after the next roll
+        for t in seg.next_settles[1:]:
+            if t.cube is None or t.cube[0] != CUBE_VALUES[twice]:
+                break
+            later += t.reads
+        reads = np.cumsum([t.reads for t in shown][::-1])[::-1] + later
+        # (a turned cube lies on the taker's side, never in the centre)
+        centred = np.cumsum([t.reads * t.cube_place.get("centre", 0.0) for t in shown][::-1])[::-1]
+        turned = bool(np.any((gain > CUBE_MARGIN) & (reads >= HELD_READS) & (centred < 0.5 * (reads - later))))
+        if turned and twice != now and h.owner in (None, doubler):
             prov = Provenance(time=round(seg.settles[-1].t0, 2), confidence=None)
-            if value != 2 * h.cube:
-                prov.flags.append(Flag("cube_unclear", f"the cube went from {h.cube} to {value}", None))
             h.actions = h.actions + ((Double(doubler), prov),)
             h.cube, h.owner = 2 * h.cube, 1 - doubler  # taken, unless the game ends with a drop
             h.pending = (doubler, prov)
@@ -684,7 +746,8 @@ class Decoder:
         loser = best.turn if best.turn is not None else int(best.pos.pips(1) > best.pos.pips(0))
         flag = Flag("resignation_value_unknown", "the game stopped before it was finished: resignation or "
                     "timeout, and for how much, is not visible on the board", None)
-        game.actions.append(Resign(loser, 1, Provenance(time=round(end_t, 2), flags=[flag])))
+        alts = ["resigns a gammon", "resigns a backgammon", "time out: loses the match"]
+        game.actions.append(Resign(loser, 1, Provenance(time=round(end_t, 2), alternatives=alts, flags=[flag])))
         game.winner, game.points = 1 - loser, best.cube
 
     def _opening_starter(self, settle: Settle, dice: tuple[int, int]) -> int | None:
@@ -704,6 +767,17 @@ class Decoder:
     def _flag(self, game: int, action: int, t: float, reason: str, message: str, alternatives=None) -> None:
         self.flags.append({"game": game, "action": action, "t": round(t, 2), "reason": reason,
                            "message": message, "alternatives": alternatives or []})
+
+
+def _room(kept: int, best: float, total: float) -> bool:
+    """Is there room for one more history scored `total`, `kept` being kept already? The beam, widened to
+    take in every one that ties the best: nothing seen decides between them yet, later reads will."""
+    return kept < BEAM or (kept < WIDE_BEAM and total >= best - TIE)
+
+
+def _width(ranked) -> int:
+    """How many of these ranked scores to keep (see `_room`)."""
+    return min(max(BEAM, int(np.sum(np.asarray(ranked) >= ranked[0] - TIE))), WIDE_BEAM)
 
 
 def _missed_in_gap() -> Flag:

@@ -12,32 +12,16 @@ import numpy as np
 import pytest
 
 from transcriber.compare import diff_matches
-from transcriber.decode import decode
-from transcriber.evaluate import evaluate_transcript
 from transcriber.generate import GenOptions, random_match
 from transcriber.gnubg import find_gnubg, gnubg_reimport
 from transcriber.mat import read_mat, write_mat
 from transcriber.record import Drop, Resign
 from vision.synth.observe_sim import Noise, observations_from_truth
-from vision.synth.truth import match_from_truth, read_truth
+from vision.synth.truth import read_truth
 from vision.synth.video import render_match
 
 from ..conftest import SAMPLES
-
-SMALL = (320, 180)
-
-
-def _render(tmp_path_factory, record, name, **kw):
-    d = tmp_path_factory.mktemp(name)
-    truth = d / "truth.jsonl"
-    render_match(record, d / "v.mp4", truth, profile="clean", fps=5, size=SMALL, progress=False, **kw)
-    return truth
-
-
-@pytest.fixture(scope="module")
-def real_truth(tmp_path_factory):
-    """The first two games of a real match: a dropped double, a gammon."""
-    return _render(tmp_path_factory, read_mat(SAMPLES[0]), "real", seed=3, games=2)
+from .streams import SMALL, decode_truth, render_clean
 
 
 @pytest.fixture(scope="module")
@@ -46,27 +30,12 @@ def resign_truth(tmp_path_factory):
         rec = random_match(seed, opts=GenOptions(length=3, resign_rate=0.08, double_rate=0.0))
         if any(isinstance(a, Resign) for a in rec.games[0].actions):
             rec.games = rec.games[:1]
-            return _render(tmp_path_factory, rec, "resign", seed=5)
+            return render_clean(tmp_path_factory, rec, "resign", seed=5)
     raise AssertionError("no generated game with a resignation")
 
 
-def _decode(truth_path, observations, **kw):
-    header = next(read_truth(truth_path))
-    truth = match_from_truth(truth_path)
-    light_first = header["rig"]["seating"]["p0_light"]
-    players = truth.players if light_first else truth.players[::-1]
-    res = decode(observations, players=players, length=truth.length, **kw)
-    rec = res.record
-    if not light_first:  # number the players as the truth does
-        from vision.cli import align_players
-
-        align_players(truth, rec)
-    flagged = {(f["game"], f["action"]) for f in res.flags if f.get("action")}
-    return truth, rec, res, evaluate_transcript(truth, rec, flagged)
-
-
 def test_clean_stream_decodes_exactly_without_flags(real_truth):
-    truth, rec, res, figures = _decode(real_truth, observations_from_truth(real_truth))
+    truth, rec, res, figures = decode_truth(real_truth, observations_from_truth(real_truth))
     assert diff_matches(truth, rec) == []
     assert res.flags == []
     assert any(isinstance(a, Drop) for a in rec.games[0].actions)
@@ -74,7 +43,7 @@ def test_clean_stream_decodes_exactly_without_flags(real_truth):
 
 def test_misread_dice_and_slots_are_repaired_or_flagged(real_truth):
     obs = observations_from_truth(real_truth, Noise(slot_misread=0.02, dice_misread=0.08), seed=1)
-    _, _, _, figures = _decode(real_truth, obs)
+    _, _, _, figures = decode_truth(real_truth, obs)
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
     assert figures["plays_right_rate"] >= 0.97
 
@@ -86,7 +55,7 @@ def test_lost_reads_are_repaired_or_flagged(real_truth):
     for o in obs:
         if o.slots is not None and rng.random() < 0.1:
             o.slots, o.dice, o.cube, o.status = None, [], None, "moving"
-    truth, rec, res, figures = _decode(real_truth, obs)
+    truth, rec, res, figures = decode_truth(real_truth, obs)
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
     assert figures["plays_right_rate"] >= 0.85
     wrong = figures["plays"] - figures["plays_right"]
@@ -103,7 +72,7 @@ def test_footage_gap_of_a_round_is_flagged_and_repaired(real_truth):
     """The camera's cable pulled for 12 s: one player's play and the other's whole turn pass unseen. They
     are chosen by the board afterwards and flagged; the decoder stays in step with the game."""
     cut, t0 = _cut(real_truth, 12)
-    _, _, res, figures = _decode(real_truth, cut)
+    _, _, res, figures = decode_truth(real_truth, cut)
     assert any(f["reason"] == "footage_gap" for f in res.flags)
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
     assert figures["plays_right"] >= figures["plays"] - 1  # at most the unseen turn's dice guessed wrong
@@ -113,7 +82,7 @@ def test_footage_gap_of_a_round_is_flagged_and_repaired(real_truth):
 def test_longer_footage_gap_is_flagged_never_silent(real_truth):
     # 30 s: three turns unseen. Not repaired yet (the plays after it are flagged), never a silent error.
     cut, _ = _cut(real_truth, 30)
-    _, _, res, figures = _decode(real_truth, cut)
+    _, _, res, figures = decode_truth(real_truth, cut)
     assert any(f["reason"] == "footage_gap" for f in res.flags)
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
 
@@ -136,12 +105,12 @@ def test_condoned_illegal_move_is_flagged(real_truth):
             o.slots[dst].light = o.slots[dst].light.copy()
             o.slots[dst].light[:] = 0.0
             o.slots[dst].light[1] = 1.0
-    _, _, res, _ = _decode(real_truth, obs)
+    _, _, res, _ = decode_truth(real_truth, obs)
     assert any(f["reason"] == "no_legal_play" for f in res.flags)
 
 
 def test_resignation_is_flagged_with_unknown_value(resign_truth):
-    truth, rec, res, figures = _decode(resign_truth, observations_from_truth(resign_truth))
+    truth, rec, res, figures = decode_truth(resign_truth, observations_from_truth(resign_truth))
     assert isinstance(rec.games[0].actions[-1], Resign)
     assert any(f["reason"] == "resignation_value_unknown" for f in res.flags)
     assert figures["plays_right"] == figures["plays"]
@@ -154,16 +123,16 @@ def test_dice_on_a_checker_rerolled_under_amberg_rules(tmp_path_factory):
     rec.games = rec.games[:1]
     truth = None
     for seed in range(12):  # a rendering where some roll landed on a checker and was rolled again
-        path = _render(tmp_path_factory, rec, f"amberg{seed}", seed=seed, rules="amberg")
+        path = render_clean(tmp_path_factory, rec, f"amberg{seed}", seed=seed, rules="amberg")
         if any(e.get("kind") == "reroll" and e.get("reason") == "on_checker" for e in read_truth(path)):
             truth = path
             break
     assert truth is not None
     obs = observations_from_truth(truth)
-    _, decoded, _, figures = _decode(truth, obs, profile=PROFILES["amberg"])
+    _, decoded, _, figures = decode_truth(truth, obs, profile=PROFILES["amberg"])
     assert figures["plays_right"] == figures["plays"]
     # read as if a die on a checker counted, the same footage cannot decode cleanly
-    _, _, res_bmab, fig_bmab = _decode(truth, obs, profile=PROFILES["bmab"])
+    _, _, res_bmab, fig_bmab = decode_truth(truth, obs, profile=PROFILES["bmab"])
     assert fig_bmab["plays_right"] < fig_bmab["plays"] or res_bmab.flags
 
 
@@ -186,7 +155,7 @@ def test_a_cocked_throw_the_camera_took_for_a_real_one_is_not_a_turn(tmp_path_fa
     for o in obs:
         for d in o.dice:
             d.cocked = 0.01
-    _, _, res, figures = _decode(truth, obs)
+    _, _, res, figures = decode_truth(truth, obs)
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
     assert figures["plays_right"] >= figures["plays"] - 1  # (a quick Cannot Move elsewhere may go unseen)
     # (a cocked die leaning on a checker, read as lying on it, is worth a look under rules where a die on a
@@ -198,7 +167,7 @@ def test_a_cocked_throw_the_camera_took_for_a_real_one_is_not_a_turn(tmp_path_fa
 
 @pytest.mark.skipif(find_gnubg() is None, reason="GNU Backgammon is not installed (apt-get install gnubg)")
 def test_transcript_imports_into_gnubg_with_the_original_plays(real_truth, tmp_path):
-    truth, rec, _, _ = _decode(real_truth, observations_from_truth(real_truth))
+    truth, rec, _, _ = decode_truth(real_truth, observations_from_truth(real_truth))
     out = tmp_path / "t.mat"
     write_mat(rec, out)
     assert diff_matches(truth, gnubg_reimport(out)) == []

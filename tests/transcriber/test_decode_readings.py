@@ -14,7 +14,7 @@ from vision.synth.observe_sim import observations_from_truth
 from vision.synth.truth import read_truth
 from vision.synth.video import render_match
 
-from .test_decode import SMALL, _decode
+from .streams import SMALL, decode_truth
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_a_cube_read_as_turned_in_the_crawford_game_is_no_double(crawford):
             o.cube.place, o.cube.values = {"bottom": 1.0}, np.eye(len(CUBE_VALUES))[CUBE_VALUES.index(2)]
             misread += 1
     assert misread > 10
-    truth, rec, res, figures = _decode(crawford, obs)
+    truth, rec, res, figures = decode_truth(crawford, obs)
     assert not any(isinstance(a, Double) for a in rec.games[1].actions)
     assert figures["results_right"] == 2 and figures["final_score_right"], figures
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
@@ -55,7 +55,7 @@ def test_a_die_tilted_in_one_read_after_the_throw_does_not_void_it(crawford):
             obs[ks[-1]].dice[0].cocked = 0.98
             tilted += 1
     assert tilted > 20
-    truth, rec, res, figures = _decode(crawford, obs)
+    truth, rec, res, figures = decode_truth(crawford, obs)
     assert figures["plays_right"] == figures["plays"], figures
     assert figures["silent_errors"] == 0
 
@@ -63,7 +63,7 @@ def test_a_die_tilted_in_one_read_after_the_throw_does_not_void_it(crawford):
 def test_dice_listed_in_another_order_from_read_to_read_are_not_mixed(crawford):
     """The reader lists a throw's dice in no fixed order: averaging the reads die by die follows where
     each die lies (mixing a 1 with a 3 made 11 and 13 look alike)."""
-    base = _decode(crawford, observations_from_truth(crawford))[2]
+    base = decode_truth(crawford, observations_from_truth(crawford))[2]
     obs = observations_from_truth(crawford)
     swapped = 0
     for k, o in enumerate(obs):
@@ -71,7 +71,26 @@ def test_dice_listed_in_another_order_from_read_to_read_are_not_mixed(crawford):
             o.dice.reverse()
             swapped += 1
     assert swapped > 50
-    truth, rec, res, figures = _decode(crawford, obs)
+    truth, rec, res, figures = decode_truth(crawford, obs)
     assert figures["plays_right"] == figures["plays"] and figures["silent_errors"] == 0, figures
     unclear = [f for f in res.flags if f["reason"] == "dice_unclear"]
     assert len(unclear) == len([f for f in base.flags if f["reason"] == "dice_unclear"]), unclear
+
+
+def test_a_cube_misread_in_single_reads_turns_nothing(crawford):
+    """Glare on the cube: one read in five shows it turned once more (or at 8), as a hard camera does. The
+    cube is a state that lasts: no double is invented, none is missed."""
+    obs = observations_from_truth(crawford)
+    misread = 0
+    rng = np.random.default_rng(0)
+    for o in obs:
+        if o.cube is not None and rng.random() < 0.2:
+            value = o.cube.value
+            wrong = 8 if misread % 2 else min(2 * value, 64)
+            o.cube.values = np.eye(len(CUBE_VALUES))[CUBE_VALUES.index(wrong)]
+            misread += 1
+    assert misread > 50
+    truth, rec, res, figures = decode_truth(crawford, obs)
+    assert figures["cube_actions_right"] == figures["cube_actions"] > 0, figures
+    assert figures["results_right"] == 2 and figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert not [f for f in res.flags if f["reason"] == "cube_unclear"]

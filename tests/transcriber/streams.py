@@ -1,0 +1,33 @@
+"""Helpers for the decoder's tests: a match rendered clean and small, and its observations decoded and
+scored against the simulator's truth."""
+
+from __future__ import annotations
+
+from transcriber.decode import decode
+from transcriber.evaluate import evaluate_transcript
+from vision.synth.truth import match_from_truth, read_truth
+from vision.synth.video import render_match
+
+SMALL = (320, 180)
+
+
+def render_clean(tmp_path_factory, record, name, **kw):
+    d = tmp_path_factory.mktemp(name)
+    truth = d / "truth.jsonl"
+    render_match(record, d / "v.mp4", truth, profile="clean", fps=5, size=SMALL, progress=False, **kw)
+    return truth
+
+
+def decode_truth(truth_path, observations, **kw):
+    header = next(read_truth(truth_path))
+    truth = match_from_truth(truth_path)
+    light_first = header["rig"]["seating"]["p0_light"]
+    players = truth.players if light_first else truth.players[::-1]
+    res = decode(observations, players=players, length=truth.length, **kw)
+    rec = res.record
+    if not light_first:  # number the players as the truth does
+        from vision.cli import align_players
+
+        align_players(truth, rec)
+    flagged = {(f["game"], f["action"]) for f in res.flags if f.get("action")}
+    return truth, rec, res, evaluate_transcript(truth, rec, flagged)

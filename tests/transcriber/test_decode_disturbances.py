@@ -1,0 +1,122 @@
+"""What happens around a real board besides play: a hand resting over the points, the board knocked, a flag
+falling on the clock, a die landing on a checker. Each crafted into a clean stream of a rendered match; the
+decoder must stay right or flag, never be silently wrong."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from transcriber.generate import GenOptions, random_match
+from transcriber.mat import read_mat
+from transcriber.observation import MAX_COUNT
+from transcriber.record import PROFILES, Resign, Timeout
+from vision.synth.observe_sim import observations_from_truth
+from vision.synth.truth import read_truth
+
+from ..conftest import SAMPLES
+from .streams import decode_truth, render_clean
+
+
+def _reads_after(obs, times):
+    """Index of the first full read at or after each time."""
+    return [next(i for i, o in enumerate(obs) if o.slots is not None and o.t >= t) for t in times]
+
+
+def _isolate(obs, i):
+    """Make read i a settle of its own: something moved just before and just after it."""
+    for j in (i - 1, i + 1):
+        obs[j].slots, obs[j].dice, obs[j].cube, obs[j].status = None, [], None, "moving"
+
+
+def _sure(count: int) -> np.ndarray:
+    p = np.full(MAX_COUNT + 1, 0.001 / MAX_COUNT)
+    p[count] = 0.999
+    return p
+
+
+def _plays(truth, game=None):
+    return [e for e in read_truth(truth) if e.get("type") == "event" and e["kind"] == "play"
+            and (game is None or e["game"] == game)]
+
+
+def test_a_hand_resting_over_the_points_is_not_a_play(real_truth):
+    """A player leans over the board after playing; the hand detector misses the still hand and the camera
+    reads one quarter of the board empty, once, after every third play. The plays stay right."""
+    obs = observations_from_truth(real_truth)
+    plays = _plays(real_truth)[::3]
+    for i in _reads_after(obs, [p["t"] + 0.5 for p in plays]):
+        _isolate(obs, i)
+        obs[i].slots = [copy.copy(r) for r in obs[i].slots]
+        for s in range(6, 12):  # a quarter of the board, read empty under the hand
+            obs[i].slots[s].light, obs[i].slots[s].dark = _sure(0), _sure(0)
+    _, _, res, figures = decode_truth(real_truth, obs)
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert figures["plays_right"] == figures["plays"]
+    assert len(res.flags) <= 2, res.flags
+
+
+def test_a_knocked_board_read_on_the_old_grid_is_not_a_play(real_truth):
+    """The board is knocked during a turn; until the observer finds it again, two reads are made on the old
+    grid: every point read as its neighbour's checkers. The plays stay right."""
+    obs = observations_from_truth(real_truth)
+    plays = _plays(real_truth)[2::5]
+    for i in _reads_after(obs, [p["t"] + 0.5 for p in plays]):
+        shifted = list(obs[i].slots)
+        shifted[:24] = shifted[1:24] + shifted[:1]
+        for k in (i, i + 1):  # two reads with nothing moving between them: one settle
+            obs[k].slots, obs[k].dice, obs[k].cube, obs[k].status = shifted, obs[i].dice, obs[i].cube, "ok"
+        obs[i - 1].slots, obs[i - 1].status = None, "moving"
+        obs[i + 2].slots, obs[i + 2].status = None, "moving"
+    _, _, res, figures = decode_truth(real_truth, obs)
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert figures["plays_right"] == figures["plays"]
+    assert len(res.flags) <= 2, res.flags
+
+
+@pytest.fixture(scope="module")
+def timeout_truth(tmp_path_factory):
+    for seed in range(60):
+        rec = random_match(seed, opts=GenOptions(length=3, timeout_rate=0.5, double_rate=0.0))
+        if any(isinstance(a, Timeout) for a in rec.games[0].actions):
+            rec.games = rec.games[:1]
+            return render_clean(tmp_path_factory, rec, "timeout", seed=7)
+    raise AssertionError("no generated game with a timeout")
+
+
+def test_a_timeout_ends_the_game_flagged_for_its_value(timeout_truth):
+    """A flag falls: the board is cleared before the game is finished. The loser is the player whose clock
+    ran (on turn); the value (under BMAB rules the rest of the match) is flagged for a person to enter."""
+    truth, rec, res, figures = decode_truth(timeout_truth, observations_from_truth(timeout_truth))
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert figures["plays_right"] >= figures["plays"] - 1  # (a quick turn may pass between two reads: flagged)
+    end = rec.games[0].actions[-1]
+    assert isinstance(end, Resign) and end.player == truth.games[0].actions[-1].player
+    assert rec.games[0].winner == truth.games[0].winner
+    flag = next(f for f in res.flags if f["action"] == len(rec.games[0].actions))
+    assert flag["reason"] == "resignation_value_unknown"
+
+
+def test_a_die_on_a_checker_counts_under_bmab_rules(tmp_path_factory):
+    """Under BMAB rules a die lying flat on a checker counts: the throw is played, not thrown again.
+    Decoded as if it did not count (Amberg rules), the same footage cannot come out clean."""
+    rec = copy.deepcopy(read_mat(SAMPLES[2]))
+    rec.games = rec.games[:1]
+    truth = None
+    for seed in range(12):  # a rendering where a counted throw has a die on a checker
+        path = render_clean(tmp_path_factory, rec, f"bmab{seed}", seed=seed, rules="bmab")
+        rolls = [e for e in read_truth(path) if e.get("type") == "frame" and any(
+            d["on_checker"] and not d["moving"] and not d["cocked"] for d in e["dice"])]
+        if rolls and not any(e.get("kind") == "reroll" for e in read_truth(path)):
+            truth = path
+            break
+    assert truth is not None
+    obs = observations_from_truth(truth)
+    assert any(d.on_checker > 0.5 for o in obs for d in o.dice)
+    _, _, res, figures = decode_truth(truth, obs, profile=PROFILES["bmab"])
+    assert figures["plays_right"] == figures["plays"]
+    assert not [f for f in res.flags if f["reason"] == "dice_on_checker"]
+    _, _, res_amb, fig_amb = decode_truth(truth, obs, profile=PROFILES["amberg"])
+    assert fig_amb["plays_right"] < fig_amb["plays"] or res_amb.flags
