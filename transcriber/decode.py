@@ -221,6 +221,7 @@ class Decoder:
         self.seating = seating
         self.scorer = Scorer(seating)
         self.opening_counts = slot_counts(Position.opening(), seating)
+        self.openings = self._opening_plays()
         segs = cut_segments(ss)
         record = MatchRecord(players=self.players, length=self.length, profile=self.profile)
         if margin < 5:
@@ -245,18 +246,21 @@ class Decoder:
     # ------------------------------------------------------------------ games
 
     def _split_games(self, segs: list[Segment]) -> list[list[Segment]]:
-        """A game starts where the board shows the opening position again after play. (Whatever the dice
-        show: a position that returns to the opening in play does not happen, opening dice misread do.)"""
+        """A game starts where the board shows the opening position again after play (whatever the dice
+        show: a position that returns to the opening in play does not happen, opening dice misread do), or,
+        where the opening was never seen, one opening play away from it after play deep into a game."""
         games: list[list[Segment]] = [[]]
-        played = False
+        played = deep = False
         for seg in segs:
             first = seg.settles[0]
             looks_opening = first.loglik(self.opening_counts) > first.best_loglik() - 6.0
-            if looks_opening and played and seg.roll.dice is not None:
+            after_opening = not looks_opening and self._after_opening(first)
+            if seg.roll.dice is not None and ((looks_opening and played) or (after_opening and deep)):
                 games.append([])
-                played = False
+                played = deep = False
             if seg.roll.dice is not None:
                 played = played or not looks_opening or not _opening_dice(seg.roll)
+                deep = deep or not (looks_opening or after_opening)
             games[-1].append(seg)
         games = [g for g in games if g]
         for g in games:
@@ -267,6 +271,41 @@ class Decoder:
                 end += len(seg.settles)
                 seg.next_settles = flat[end:end + NEXT_SETTLES]
         return games
+
+    def _opening_plays(self) -> tuple[list, np.ndarray]:
+        """Every opening (player, roll, play) and the board counts each leaves."""
+        start = Position.opening()
+        plays = [(player, (a, b), play) for player in (0, 1) for a in range(2, 7) for b in range(1, a)
+                 for play in legal_plays(start, player, (a, b))]
+        return plays, self.scorer.counts([p[2].result for p in plays])
+
+    def _after_opening(self, settle: Settle) -> bool:
+        """Does the settle show a board one opening play from the start (and clearly not the start itself:
+        the two differ by a checker or two, a few nats on a poor camera)?"""
+        _, counts = self.openings
+        fit = float(self.scorer.loglik([settle], counts)[0].max())
+        return fit > settle.best_loglik() - 6.0 and fit > settle.loglik(self.opening_counts) + 6.0
+
+    def _unseen_opening(self, seg: Segment, keep: int = 3) -> list[Hyp]:
+        """The game's first throw seen shows a board one play from the opening: the opening roll and play
+        passed unseen (the board was set up and played under hands). The likeliest opening plays, flagged."""
+        plays, counts = self.openings
+        fit = self.scorer.loglik([seg.settles[0]], counts)[0]
+        out, seen = [], set()
+        for j in np.argsort(-fit):
+            player, dice, play = plays[j]
+            if play.result in seen:
+                continue
+            seen.add(play.result)
+            rolls = sorted({f"{d[0]}{d[1]}" for p, d, q in plays if q.result == play.result})
+            prov = Provenance(time=round(seg.settles[0].t0, 2), confidence=None, alternatives=rolls[1:6])
+            prov.flags.append(Flag("unseen_turn", f"the opening roll and play were not seen (roll {dice[0]}{dice[1]} "
+                                   f"guessed from the board; could be {', '.join(rolls)})", None))
+            out.append(Hyp(float(fit[j]) - UNSEEN_TURN_COST, play.result, 1 - player,
+                           actions=((Move(player, dice, play.notation), prov),)))
+            if len(out) >= keep:
+                break
+        return out
 
     def _decode_game(self, game: Game, segs: list[Segment]) -> None:
         beam = [Hyp(0.0, Position.opening(), None)]
@@ -284,6 +323,10 @@ class Decoder:
                 # is set up (nothing was played after it)
                 k += 1
                 continue
+            if beam[0].turn is None and self._after_opening(seg.roll) \
+                    and not self._fits(seg, *self._score(beam[0], seg, dice_candidates(seg.roll, True), True)):
+                # not the opening dice, left lying after their play: the opening passed unseen
+                beam = self._unseen_opening(seg)  # and this roll is the second of the game
             nxt_roller = self._dice_roller(rolls[k + 1].roll) if k + 1 < len(rolls) else None
             same_roller = nxt_roller is not None and nxt_roller == self._dice_roller(seg.roll)
             # (the roll is by the player the best history expects: else a turn passed unseen, see _step)

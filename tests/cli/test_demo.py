@@ -20,9 +20,12 @@ from transcriber.replay import replay_match
 
 def test_demo_serves_a_transcribed_match_with_flags_to_review(tmp_path):
     out = tmp_path / "demo"
+    # (Ctrl-C as at a terminal: a test run started in the background, `nohup pytest &`, ignores SIGINT,
+    # and its children would inherit that)
     proc = subprocess.Popen([sys.executable, "-m", "bgscribe", "demo", "--out", str(out), "--port", "0",
                              "--size", "960x540", "--fps", "5"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: list[str] = []
     try:
         deadline = time.time() + 600

@@ -83,3 +83,23 @@ def test_an_opening_roll_read_in_one_half_still_starts_the_game(drops):
     assert figures["games_in_transcript"] == 3
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
     assert figures["plays_right"] >= figures["plays"] - 1
+
+
+def test_an_opening_never_seen_is_guessed_from_the_board_and_flagged(drops):
+    """Games 2 and 3: the board is set up, the opening thrown and played while the camera sees only hands.
+    The first board seen is one play from the opening: the game starts there (it was merged into the game
+    before, every later play wrong), the opening play is chosen by the board and flagged."""
+    items = list(read_truth(drops))
+    starts = [e["t"] for e in items if e.get("kind") == "game_start"]
+    obs = observations_from_truth(drops)
+    for start in starts[1:]:
+        first_play = next(e["t"] for e in items if e.get("kind") == "play" and e["t"] > start)
+        for o in obs:
+            if start - 5 <= o.t < first_play + 0.5 and o.slots is not None:
+                o.slots, o.dice, o.cube, o.status = None, [], None, "moving"
+    truth, rec, res, figures = decode_truth(drops, obs)
+    assert figures["games_in_transcript"] == 3 and figures["results_right"] == 3
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert figures["plays_right"] >= figures["plays"] - 2  # (an opening roll with two plays alike: flagged)
+    for g in rec.games[1:]:
+        assert [f.reason for f in g.actions[0].prov.flags] == ["unseen_turn"]
