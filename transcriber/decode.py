@@ -40,6 +40,7 @@ NEXT_SETTLES = 3  # settles after a segment that may show the board as its play 
 CUBE_MARGIN = 3.0  # nats: a cube value this much likelier over the reads
 HELD_READS = 3  # a settle of this many reads is a board held, not a glimpse
 UNSEEN_TURN_COST = 6.0  # nats: prior against a whole turn passing between two reads
+LATE_THROW_COST = 12.0  # nats: against the winner throwing again after the game's last play
 VOID_THROW_COST = 8.0  # nats: prior against a throw that did not count (cocked, rerolled) and was not seen so
 
 
@@ -461,7 +462,13 @@ class Decoder:
         if not options:
             return [], np.zeros(0), np.zeros(0, int)
         scores, splits = self.scorer.segment(seg, h.pos, [o[3].result for o in options])
-        return options, h.score + np.array([o[0] for o in options]) + scores, splits
+        totals = h.score + np.array([o[0] for o in options]) + scores
+        again = self._dice_roller(seg.next_roll) if seg.next_roll is not None else None
+        if again is not None:
+            # the same player throws again: after a play that won the game, far less likely than a throw
+            # that did not count (a cocked die the camera took for a lying one)
+            totals -= LATE_THROW_COST * np.array([o[1] == again and finished(o[3].result, o[1]) for o in options])
+        return options, totals, splits
 
     def _unseen_after(self, h: Hyp, seg: Segment) -> bool:
         """Neither this segment nor the next roll shows the board after the play: the next roll's
@@ -768,13 +775,18 @@ class Decoder:
         end_t = segs[-1].settles[-1].t1 if segs else 0.0
         doubles = [i for i, (a, _) in enumerate(best.actions) if isinstance(a, Double)]
         after = game.actions[doubles[-1] + 1:] if doubles else []
-        if after and all(isinstance(a, Move) and a.prov is not None and
-                         any(f.reason == "no_legal_play" for f in a.prov.flags) for a in after):
-            # Nothing after the last double fits the board: it was dropped, and what followed was the board
-            # being cleared (dice still lying, checkers gathered up), not play.
+        if after and all(isinstance(a, Move) and a.prov is not None and a.prov.flags for a in after):
+            # Nothing after the last double looks like play (no play fits the board, or every one is in doubt:
+            # a die pushed aside read as a throw, a turn guessed): it was dropped, and what followed was the
+            # board being cleared (dice still lying, checkers gathered up). Only the first is sure.
+            sure = all(any(f.reason == "no_legal_play" for f in a.prov.flags) for a in after)
             game.actions = game.actions[:doubles[-1] + 1]
             doubler = game.actions[-1].player
-            game.actions.append(Drop(1 - doubler, Provenance(time=round(after[0].prov.time or end_t, 2))))
+            drop = Drop(1 - doubler, Provenance(time=round(after[0].prov.time or end_t, 2)))
+            if not sure:
+                drop.prov.flags.append(Flag("cube_unclear", "read as a drop: what followed the double is in doubt "
+                                            "and the game ended unfinished (or taken, and resigned later)", None))
+            game.actions.append(drop)
             game.winner, game.points = doubler, 2 ** (len(doubles) - 1)
             return
         if pending is not None:

@@ -4,7 +4,8 @@ Moves are compared by who moved, the roll, and the position the play produced;
 games are aligned action by action (longest common subsequence), so one missing
 move costs one move, not the rest of the game. A *silent error* is a truth action
 the transcript got wrong or lost, or a wrong game result, with no flag on the
-transcript's action at that place (or anywhere in that game, for results).
+transcript's action at that place (or anywhere in that game, for results: winner and points; the
+final score is reported apart).
 """
 
 from __future__ import annotations
@@ -75,9 +76,11 @@ def evaluate_transcript(truth: MatchRecord, transcript: MatchRecord, flagged: se
             place = (max(prev) + 2) if prev else 1
             if (g + 1, place) not in flagged and (g + 1, place - 1) not in flagged:
                 silent.append({"game": g + 1, "action": i + 1, "truth": _describe(key)})
+        # a game's result is who won it and how many points; the score lines follow from the results, so a
+        # result gone wrong (flagged or not) is counted once, in its own game, not again in every later one
         tg = rt.games[g]
         dg = rd.games[g] if g < len(rd.games) else None
-        if dg is not None and (tg.winner, tg.score_after) == (dg.winner, dg.score_after):
+        if dg is not None and (tg.winner, tg.points) == (dg.winner, dg.points):
             results_right += 1
         elif not game_flagged:
             silent.append({"game": g + 1, "action": None, "truth": f"result: player {tg.winner} wins {tg.points}"})

@@ -36,6 +36,19 @@ class DiceRead:
 
         return list(min(itertools.permutations(range(len(other.xs))), key=cost))
 
+    def _shifted(self, other: DiceRead, tol_mm: float = 4.0, max_mm: float = 60.0) -> bool:
+        """The same dice moved together, as one rigid piece (the same distance apart): the board was knocked
+        and read on the old grid until it was found again, not thrown. A new throw does not land so."""
+        if len(self.xs) != 2 or len(other.xs) != 2 or len(self.ys) != 2 or len(other.ys) != 2 \
+                or self.signature() != other.signature():
+            return False
+        order = self.order_of(other)
+        a = [(self.xs[i], self.ys[i]) for i in range(2)]
+        b = [(other.xs[j], other.ys[j]) for j in order]
+        moved = max(np.hypot(p[0] - q[0], p[1] - q[1]) for p, q in zip(a, b))
+        apart = np.hypot(a[0][0] - a[1][0], a[0][1] - a[1][1]) - np.hypot(b[0][0] - b[1][0], b[0][1] - b[1][1])
+        return bool(moved < max_mm and abs(apart) < tol_mm)
+
     def signature(self) -> tuple:
         return tuple(sorted(int(np.argmax(v)) + 1 for v in self.values))
 
@@ -45,7 +58,9 @@ class DiceRead:
         if other is None or not self.xs or not other.xs:
             return False
         if len(self.xs) == len(other.xs):
-            return all(abs(a - b) < tol_mm for a, b in zip(sorted(self.xs), sorted(other.xs)))
+            if all(abs(a - b) < tol_mm for a, b in zip(sorted(self.xs), sorted(other.xs))):
+                return True
+            return self._shifted(other)
         few, many = sorted((self.xs, other.xs), key=len)
         return all(any(abs(a - b) < tol_mm for b in many) for a in few)
 

@@ -60,14 +60,20 @@ def test_a_hand_resting_over_the_points_is_not_a_play(real_truth):
 
 def test_a_knocked_board_read_on_the_old_grid_is_not_a_play(real_truth):
     """The board is knocked during a turn; until the observer finds it again, two reads are made on the old
-    grid: every point read as its neighbour's checkers. The plays stay right."""
+    grid: every point read as its neighbour's checkers, the dice moved together (turned 5 degrees, 15 mm
+    along). The plays stay right: no new throw is seen in dice that moved as one piece."""
     obs = observations_from_truth(real_truth)
     plays = _plays(real_truth)[2::5]
+    turn = np.radians(5.0)
     for i in _reads_after(obs, [p["t"] + 0.5 for p in plays]):
         shifted = list(obs[i].slots)
         shifted[:24] = shifted[1:24] + shifted[:1]
+        dice = [copy.copy(d) for d in obs[i].dice]
+        for d in dice:
+            x, y = d.xy
+            d.xy = (x * np.cos(turn) - y * np.sin(turn) + 15.0, x * np.sin(turn) + y * np.cos(turn) - 4.0)
         for k in (i, i + 1):  # two reads with nothing moving between them: one settle
-            obs[k].slots, obs[k].dice, obs[k].cube, obs[k].status = shifted, obs[i].dice, obs[i].cube, "ok"
+            obs[k].slots, obs[k].dice, obs[k].cube, obs[k].status = shifted, dice, obs[i].cube, "ok"
         obs[i - 1].slots, obs[i - 1].status = None, "moving"
         obs[i + 2].slots, obs[i + 2].status = None, "moving"
     _, _, res, figures = decode_truth(real_truth, obs)
@@ -120,3 +126,20 @@ def test_a_die_on_a_checker_counts_under_bmab_rules(tmp_path_factory):
     assert not [f for f in res.flags if f["reason"] == "dice_on_checker"]
     _, _, res_amb, fig_amb = decode_truth(truth, obs, profile=PROFILES["amberg"])
     assert fig_amb["plays_right"] < fig_amb["plays"] or res_amb.flags
+
+
+def test_dice_moved_as_one_piece_are_the_same_throw():
+    """What the knock does to the dice the decoder sees: both moved together, the same distance apart (here
+    14 mm along and turned 5 degrees, as a read on the old grid gives them): the same throw. The same values
+    thrown anew land elsewhere and at another distance: a new throw."""
+    from transcriber.settle import DiceRead
+
+    def read(points):
+        return DiceRead([np.eye(6)[1], np.eye(6)[1]], [p[0] for p in points], 0.0, 0.0, [p[1] for p in points])
+
+    lying = [(-102.0, -13.0), (-258.0, -99.0)]
+    c, s = np.cos(np.radians(5)), np.sin(np.radians(5))
+    knocked = [(x * c - y * s + 14.0, x * s + y * c - 4.0) for x, y in lying]
+    assert read(lying).same_throw(read(knocked)) and read(knocked).same_throw(read(lying))
+    assert not read(lying).same_throw(read([(-90.0, -20.0), (-230.0, -60.0)]))  # 26 mm closer together
+    assert not read(lying).same_throw(read([(x + 80.0, y) for x, y in lying]))  # moved too far for a knock
