@@ -778,7 +778,7 @@ class Decoder:
         if after and all(isinstance(a, Move) and a.prov is not None and a.prov.flags for a in after):
             # Nothing after the last double looks like play (no play fits the board, or every one is in doubt:
             # a die pushed aside read as a throw, a turn guessed): it was dropped, and what followed was the
-            # board being cleared (dice still lying, checkers gathered up). Only the first is sure.
+            # board being cleared (dice still lying, checkers gathered up). Sure only when no play fits.
             sure = all(any(f.reason == "no_legal_play" for f in a.prov.flags) for a in after)
             game.actions = game.actions[:doubles[-1] + 1]
             doubler = game.actions[-1].player
