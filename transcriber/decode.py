@@ -474,13 +474,17 @@ class Decoder:
         """Neither this segment nor the next roll shows the board after the play: the next roll's
         play happened before the board was seen again (two plays between reads). Under every plausible
         reading of the dice: a misread die also leaves no play that fits."""
-        options, totals, splits = self._score(h, seg, dice_candidates(seg.roll, False), False)
-        if not options or not seg.next_settles:
-            return False
-        if int(splits[int(np.argmax(totals))]) < len(seg.settles):
-            return False
-        fit = self.scorer.next_fit(seg.next_settles, self.scorer.counts([o[3].result for o in options]))
-        return float(fit.max()) < -UNEXPLAINED
+        cands = dice_candidates(seg.roll, False)
+        for tried in (cands[:1], cands):  # (the likeliest reading first: most plays are seen, and cheaply)
+            options, totals, splits = self._score(h, seg, tried, False)
+            if not options or not seg.next_settles:
+                return False
+            if int(splits[int(np.argmax(totals))]) < len(seg.settles):
+                return False
+            fit = self.scorer.next_fit(seg.next_settles, self.scorer.counts([o[3].result for o in options]))
+            if float(fit.max()) >= -UNEXPLAINED:
+                return False
+        return True
 
     def _ends_unplayed(self, h: Hyp, seg: Segment) -> bool:
         """The segment's last settle still shows the board before this roll's play."""
