@@ -260,7 +260,10 @@ class Decoder:
                 games.append([])
                 played = deep = False
             if seg.roll.dice is not None:
-                played = played or not looks_opening or not _opening_dice(seg.roll)
+                # (a game of one play, doubled and dropped: its opening segment shows the play afterwards)
+                moved = any(t.reads >= 2 and t.loglik(self.opening_counts) < t.best_loglik() - 6.0
+                            for t in seg.settles[1:])
+                played = played or not looks_opening or not _opening_dice(seg.roll) or moved
                 deep = deep or not (looks_opening or after_opening)
             games[-1].append(seg)
         games = [g for g in games if g]
