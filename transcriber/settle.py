@@ -96,16 +96,43 @@ class Settle:
         return CUBE_VALUES[int(np.argmax(self.cube_value))], max(self.cube_place, key=self.cube_place.get)
 
 
-def _dice_of(obs: FrameObservation) -> DiceRead | None:
-    """The dice, with x measured from the bar (> 0: the right half as the camera sees it)."""
-    if not obs.dice:
+def _dice_of(obs: FrameObservation, fixtures: list[tuple[float, float]] = ()) -> DiceRead | None:
+    """The dice, with x measured from the bar (> 0: the right half as the camera sees it). Beyond two, a
+    "die" where one has been read throw after throw is dropped: something on the board that looks like one."""
+    dice = obs.dice
+    if len(dice) > 2 and fixtures:
+        dice = [d for d in dice if not any(abs(d.xy[0] - x) < FIXTURE_MM and abs(d.xy[1] - y) < FIXTURE_MM
+                                           for x, y in fixtures)] or dice
+    if not dice:
         return None
-    return DiceRead([d.values for d in obs.dice], [d.xy[0] - d.bar_x for d in obs.dice],
-                    max(d.cocked for d in obs.dice), max(d.on_checker for d in obs.dice), [d.xy[1] for d in obs.dice])
+    return DiceRead([d.values for d in dice], [d.xy[0] - d.bar_x for d in dice],
+                    max(d.cocked for d in dice), max(d.on_checker for d in dice), [d.xy[1] for d in dice])
+
+
+FIXTURE_MM = 4.0  # a thing that lies still is read within a few mm; dice thrown anew are not
+FIXTURE_S = 90.0
+FIXTURE_THROWS = 8  # places of dice read beside it (30 mm cells): a throw's partner die is one or two
+
+
+def fixtures(observations: list[FrameObservation]) -> list[tuple[float, float]]:
+    """Places where a "die" is read beside the dice of many throws (FIXTURE_THROWS), for longer than any
+    throw lies (FIXTURE_S): not a die, something on the board that looks like one."""
+    spots: list[list] = []  # x, y, first t, last t, the places of the dice read beside it
+    for o in observations:
+        for d in o.dice:
+            spot = next((c for c in spots if abs(c[0] - d.xy[0]) < FIXTURE_MM and abs(c[1] - d.xy[1]) < FIXTURE_MM),
+                        None)
+            if spot is None:
+                spot = [d.xy[0], d.xy[1], o.t, o.t, set()]
+                spots.append(spot)
+            spot[3] = o.t
+            spot[4].update((round(e.xy[0] / 30), round(e.xy[1] / 30)) for e in o.dice if e is not d)
+    return [(x, y) for x, y, t0, t1, beside in spots if t1 - t0 > FIXTURE_S and len(beside) >= FIXTURE_THROWS]
 
 
 def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Settle]:
     """Full reads with nothing moving between them are one settled state."""
+    fixed = fixtures(observations)
     out: list[Settle] = []
     last_t: float | None = None
     moved = True  # something moved since the last read
@@ -122,7 +149,7 @@ def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Se
             continue
         probs = np.array([(r.light, r.dark) for r in obs.slots])  # (27, 2, 16)
         logp = np.maximum(np.log(np.maximum(probs, 1e-12)), LOG_FLOOR)
-        dice = _dice_of(obs)
+        dice = _dice_of(obs, fixed)
         cube_v = obs.cube.values if obs.cube is not None else None
         cube_p = dict(obs.cube.place) if obs.cube is not None else {}
         prev = out[-1] if out else None
