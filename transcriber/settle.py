@@ -96,13 +96,13 @@ class Settle:
         return CUBE_VALUES[int(np.argmax(self.cube_value))], max(self.cube_place, key=self.cube_place.get)
 
 
-def _dice_of(obs: FrameObservation, fixtures: list[tuple[float, float]] = ()) -> DiceRead | None:
+def _dice_of(obs: FrameObservation, fixed: list[tuple[float, float]] = ()) -> DiceRead | None:
     """The dice, with x measured from the bar (> 0: the right half as the camera sees it). Beyond two, a
     "die" where one has been read throw after throw is dropped: something on the board that looks like one."""
     dice = obs.dice
-    if len(dice) > 2 and fixtures:
+    if len(dice) > 2 and fixed:
         dice = [d for d in dice if not any(abs(d.xy[0] - x) < FIXTURE_MM and abs(d.xy[1] - y) < FIXTURE_MM
-                                           for x, y in fixtures)] or dice
+                                           for x, y in fixed)] or dice
     if not dice:
         return None
     return DiceRead([d.values for d in dice], [d.xy[0] - d.bar_x for d in dice],

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from transcriber.compare import diff_matches
-from transcriber.generate import GenOptions, random_match
 from transcriber.gnubg import find_gnubg, gnubg_reimport
 from transcriber.mat import read_mat, write_mat
 from transcriber.record import Drop, Resign
@@ -21,17 +20,12 @@ from vision.synth.truth import read_truth
 from vision.synth.video import render_match
 
 from ..conftest import SAMPLES
-from .streams import SMALL, decode_truth, render_clean
+from .streams import SMALL, decode_truth, render_clean, render_game_ending
 
 
 @pytest.fixture(scope="module")
 def resign_truth(tmp_path_factory):
-    for seed in range(40):
-        rec = random_match(seed, opts=GenOptions(length=3, resign_rate=0.08, double_rate=0.0))
-        if any(isinstance(a, Resign) for a in rec.games[0].actions):
-            rec.games = rec.games[:1]
-            return render_clean(tmp_path_factory, rec, "resign", seed=5)
-    raise AssertionError("no generated game with a resignation")
+    return render_game_ending(tmp_path_factory, Resign, "resign", seed=5, tries=40, resign_rate=0.08)
 
 
 def test_clean_stream_decodes_exactly_without_flags(real_truth):

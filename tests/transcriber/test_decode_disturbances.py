@@ -9,7 +9,6 @@ import copy
 import numpy as np
 import pytest
 
-from transcriber.generate import GenOptions, random_match
 from transcriber.mat import read_mat
 from transcriber.observation import MAX_COUNT
 from transcriber.record import PROFILES, Resign, Timeout
@@ -17,7 +16,7 @@ from vision.synth.observe_sim import observations_from_truth
 from vision.synth.truth import read_truth
 
 from ..conftest import SAMPLES
-from .streams import decode_truth, render_clean
+from .streams import decode_truth, render_clean, render_game_ending
 
 
 def _reads_after(obs, times):
@@ -84,12 +83,7 @@ def test_a_knocked_board_read_on_the_old_grid_is_not_a_play(real_truth):
 
 @pytest.fixture(scope="module")
 def timeout_truth(tmp_path_factory):
-    for seed in range(60):
-        rec = random_match(seed, opts=GenOptions(length=3, timeout_rate=0.5, double_rate=0.0))
-        if any(isinstance(a, Timeout) for a in rec.games[0].actions):
-            rec.games = rec.games[:1]
-            return render_clean(tmp_path_factory, rec, "timeout", seed=7)
-    raise AssertionError("no generated game with a timeout")
+    return render_game_ending(tmp_path_factory, Timeout, "timeout", seed=7, tries=60, timeout_rate=0.5)
 
 
 def test_a_timeout_ends_the_game_flagged_for_its_value(timeout_truth):
