@@ -182,7 +182,10 @@ class Pipeline:
         video = self.store.local_path(seg.storage_key)
         if not video.is_file():
             raise JobError(f"the footage file {seg.storage_key} is missing from the store")
-        cmd = [sys.executable, "-m", "bgscribe", "observe", str(video), "--out", str(tmp), "--quiet"]
+        # the board's checker colours and tray end, learnt from its earlier segments (most never show an opening)
+        state = out.parent / "board_state.json"
+        cmd = [sys.executable, "-m", "bgscribe", "observe", str(video), "--out", str(tmp), "--quiet",
+               "--board-state", str(state)]
         self.child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             stdout, stderr = self.child.communicate(timeout=OBSERVE_TIMEOUT_S)

@@ -843,7 +843,7 @@ def _width(ranked) -> int:
 
 
 def _missed_in_gap() -> Flag:
-    return Flag("unseen_turn", "played while the footage was missing (roll and play guessed from the board "
+    return Flag("footage_gap", "played while the footage was missing (roll and play guessed from the board "
                 "afterwards)", None)
 
 

@@ -3,15 +3,22 @@
 Moves are compared by who moved, the roll, and the position the play produced;
 games are aligned action by action (longest common subsequence), so one missing
 move costs one move, not the rest of the game. A *silent error* is a truth action
-the transcript got wrong or lost, or a wrong game result, with no flag on the
-transcript's action at that place (or anywhere in that game, for results: winner and points; the
-final score is reported apart).
+the transcript got wrong or lost, or a wrong game result, that no flag accounts for.
+
+A lost truth action is looked for by a person at the flagged moments (transcript actions carrying
+flags) between the matched actions around it, those two included: each moment accounts for at most
+`COVERS` lost actions (its own and the other player's turn beside it, when the two were mixed up),
+however many flags it carries; one with a `footage_gap` flag accounts for every action lost there:
+nobody could see them. A wrong result (winner and points) is excused by any flag in that game; the
+final score is reported apart.
 """
 
 from __future__ import annotations
 
 from .record import Double, Drop, MatchRecord, Move, Resign, Take, Timeout
 from .replay import replay_match
+
+COVERS = 2  # lost truth actions one flagged moment (other than a footage gap) may account for
 
 
 def _keys(record: MatchRecord) -> list[list[tuple]]:
@@ -47,18 +54,24 @@ def _lcs(a: list, b: list) -> list[tuple[int, int]]:
     return pairs
 
 
-def evaluate_transcript(truth: MatchRecord, transcript: MatchRecord, flagged: set[tuple[int, int]]) -> dict:
-    """``flagged``: (game number, 1-based action index in the transcript) pairs that carry a flag."""
+def evaluate_transcript(truth: MatchRecord, transcript: MatchRecord, flags: list[dict]) -> dict:
+    """``flags``: the report's flags, each with "game", "reason" and "action" (1-based index in the
+    transcript's game; flags without one concern the whole match and excuse no action)."""
     tk, dk = _keys(truth), _keys(transcript)
     plays = plays_right = cube = cube_right = 0
     silent = []
     results_right = 0
-    flags_total = len(flagged)
+    budget: dict[tuple[int, int], float] = {}  # flagged moment (game, action) -> lost actions it may still excuse
+    for f in flags:
+        if f.get("action"):
+            key = (f["game"], f["action"])
+            budget[key] = max(budget.get(key, 0), float("inf") if f["reason"] == "footage_gap" else COVERS)
+    flags_total = len(budget) + sum(1 for f in flags if not f.get("action"))
     rt, rd = replay_match(truth), replay_match(transcript)
     for g, tkeys in enumerate(tk):
         dkeys = dk[g] if g < len(dk) else []
         matched = dict(_lcs(tkeys, dkeys))
-        game_flagged = any(fg == g + 1 for fg, _ in flagged)
+        game_flagged = any(f.get("game") == g + 1 for f in flags)
         for i, key in enumerate(tkeys):
             is_move = key[0] == "move"
             if key[0] == "end":
@@ -71,10 +84,14 @@ def evaluate_transcript(truth: MatchRecord, transcript: MatchRecord, flagged: se
                 plays_right += is_move
                 cube_right += not is_move
                 continue
-            # the transcript's action nearest this place: the one after the last matched truth action
-            prev = [j for ti, j in matched.items() if ti < i]
-            place = (max(prev) + 2) if prev else 1
-            if (g + 1, place) not in flagged and (g + 1, place - 1) not in flagged:
+            # the transcript's actions between the matched ones around this place (1-based, those two included)
+            before = max((j for ti, j in matched.items() if ti < i), default=-1)
+            after = min((j for ti, j in matched.items() if ti > i), default=len(dkeys))
+            by = next((k for k in ((g + 1, a) for a in range(max(before + 1, 1), after + 2)) if budget.get(k, 0) > 0),
+                      None)
+            if by is not None:
+                budget[by] -= 1
+            else:
                 silent.append({"game": g + 1, "action": i + 1, "truth": _describe(key)})
         # a game's result is who won it and how many points; the score lines follow from the results, so a
         # result gone wrong (flagged or not) is counted once, in its own game, not again in every later one

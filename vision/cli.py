@@ -13,6 +13,10 @@ def add_observe_arguments(p) -> None:
     p.add_argument("--every", type=int, default=1, metavar="N", help="analyse every N-th frame (default: 1)")
     p.add_argument("--read-every", type=float, default=1.0, metavar="S",
                    help="re-read the board every S seconds of a long quiet spell (default: 1.0)")
+    p.add_argument("--board-state", type=Path, metavar="STATE.json",
+                   help="what earlier footage of this board taught (its checker colours, which end its trays "
+                        "are at): read first if the file exists, updated after. Give one file per board when "
+                        "its footage comes in pieces, as the server does")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -23,7 +27,7 @@ def run_observe(args) -> int:
         raise SystemExit("bgscribe observe: --every must be at least 1")
     try:
         stats = observe_video(args.video, args.out, ObserveOptions(read_every_s=args.read_every, every=args.every),
-                              progress=not args.quiet)
+                              progress=not args.quiet, board_state=args.board_state)
     except (ValueError, FileNotFoundError) as e:
         print(f"bgscribe observe: {e}", file=sys.stderr)
         return 1
@@ -102,8 +106,7 @@ def _eval_transcript(args) -> int:
         print(f"bgscribe eval: {e}", file=sys.stderr)
         return 1
     align_players(truth, transcript)
-    flagged = {(f["game"], f["action"]) for f in report.get("flags", []) if f.get("action")}
-    figures = evaluate_transcript(truth, transcript, flagged)
+    figures = evaluate_transcript(truth, transcript, report.get("flags", []))
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

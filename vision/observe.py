@@ -8,6 +8,7 @@ says so, and the stream goes on.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Iterable
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from transcriber.fileio import write_text_atomic
 
 from .calibrate import BoardLocator, Calibration, Tracker
 from .decoding import frame_count, video_fps, video_frames
@@ -72,6 +75,16 @@ class Observer:
         self.last_read_t = -1e9
         self.was_quiet = False
 
+    def board_state(self) -> dict:
+        """What was learnt about this board that outlives one video: its checker colours and which end
+        its trays are at. The server keeps it per board, so a 60 s segment that never shows an opening
+        position still knows the colours."""
+        return {"colours": self.colours.to_json(), "tray_vote": round(self._tray_vote, 4)}
+
+    def restore(self, state: dict) -> None:
+        self.colours = BoardColours.from_json(state.get("colours") or {})
+        self._tray_vote = float(state.get("tray_vote", 0.0))
+
     def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
         """The board seen from above, and its geometry: which end the trays are at is voted over many
         reads (a frame with hands over the board, or the board being set up, once flipped it and every
@@ -119,10 +132,17 @@ class Observer:
 
 
 def observe_video(path: str | Path, out: str | Path, options: ObserveOptions | None = None,
-                  progress: bool = True, frames: Iterable | None = None) -> dict:
+                  progress: bool = True, frames: Iterable | None = None, board_state: Path | None = None) -> dict:
+    """`board_state`: a JSON file of what earlier footage of this board taught (`Observer.board_state`),
+    read first if it exists and updated after."""
     opts = options or ObserveOptions()
     fps = video_fps(path)
     observer = Observer(fps, opts)
+    if board_state is not None and Path(board_state).is_file():
+        try:
+            observer.restore(json.loads(Path(board_state).read_text(encoding="utf-8")))
+        except (ValueError, KeyError, TypeError) as e:  # our own file, damaged: learn afresh rather than stop
+            print(f"bgscribe observe: ignoring the board state {board_state} ({e})", file=sys.stderr)
     total = frame_count(path)
     t0 = time.perf_counter()
     n = reads = 0
@@ -141,6 +161,8 @@ def observe_video(path: str | Path, out: str | Path, options: ObserveOptions | N
     if progress:
         sys.stderr.write("\n")
     wall = time.perf_counter() - t0
+    if board_state is not None:
+        write_text_atomic(Path(board_state), json.dumps(observer.board_state()))
     # frames: of the video (analysed or skipped as still); fps: of the video per second of work
     return {"frames": last + 1, "analysed": n, "reads": reads, "wall_s": wall,
             "fps": (last + 1) / wall if wall else 0.0, "relocations": observer.tracker.relocations}

@@ -223,6 +223,21 @@ class BoardColours:
         self.learnt = min(self.learnt + 1, 20)
         return True
 
+    def to_json(self) -> dict:
+        if self.light is None:
+            return {"learnt": 0}
+        return {"light": self.light.tolist(), "dark": self.dark.tolist(), "threshold": self.threshold,
+                "learnt": self.learnt}
+
+    @classmethod
+    def from_json(cls, d: dict) -> BoardColours:
+        if not d.get("learnt"):
+            return cls()
+        light, dark = np.asarray(d["light"], np.float64), np.asarray(d["dark"], np.float64)
+        if light.shape != (3,) or dark.shape != (3,):
+            raise ValueError("checker colours must be three Lab values each")
+        return cls(light, dark, float(d["threshold"]), int(d["learnt"]))
+
 
 def point_colours(points: np.ndarray, p: np.ndarray,
                   colours: BoardColours | None = None) -> tuple[list[float | None], float | None]:

@@ -63,8 +63,7 @@ def main() -> None:
                 rec = res.record
                 if not light_first:
                     align_players(truth, rec)
-                flagged = {(f["game"], f["action"]) for f in res.flags if f.get("action")}
-                fig = evaluate_transcript(truth, rec, flagged)
+                fig = evaluate_transcript(truth, rec, res.flags)
                 t = totals[level]
                 for key in ("plays", "plays_right", "cube_actions", "cube_actions_right", "games", "results_right",
                             "flags", "silent_errors"):

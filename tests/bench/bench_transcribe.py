@@ -49,6 +49,27 @@ def decode_only(path: Path) -> tuple[int, float]:
     return n, time.perf_counter() - t0
 
 
+def decode_and_score(truth_path: Path, obs_path: Path) -> tuple[dict, float]:
+    """Decode the observations into a match and score it against the truth (`eval transcript`): the
+    figures (the first silent errors listed, flags counted by reason) and the decoding time."""
+    observations = [FrameObservation.from_json(line) for line in obs_path.read_text().splitlines()]
+    header = next(read_truth(truth_path))
+    truth = match_from_truth(truth_path)
+    light_first = header["rig"]["seating"]["p0_light"]
+    t0 = time.perf_counter()
+    res = decode(observations, players=truth.players if light_first else truth.players[::-1], length=truth.length)
+    seconds = time.perf_counter() - t0
+    rec = res.record
+    align_players(truth, rec)
+    transcript = evaluate_transcript(truth, rec, res.flags)
+    transcript["silent_error_list"] = transcript["silent_error_list"][:5]
+    reasons: dict[str, int] = {}
+    for f in res.flags:
+        reasons[f["reason"]] = reasons.get(f["reason"], 0) + 1
+    transcript["flag_reasons"] = reasons
+    return transcript, seconds
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=1)
@@ -74,29 +95,15 @@ def main() -> None:
         ob = observe_video(video, obs_path, progress=False)
         obs_s = time.perf_counter() - t0
         vision = eval_vision(truth_path, obs_path)
-        observations = [FrameObservation.from_json(line) for line in obs_path.read_text().splitlines()]
-        header = next(read_truth(truth_path))
-        truth = match_from_truth(truth_path)
-        light_first = header["rig"]["seating"]["p0_light"]
-        t0 = time.perf_counter()
-        res = decode(observations, players=truth.players if light_first else truth.players[::-1],
-                     length=truth.length)
-        dec_match_s = time.perf_counter() - t0
-        rec = res.record
-        align_players(truth, rec)
-        flagged = {(f["game"], f["action"]) for f in res.flags if f.get("action")}
-        transcript = evaluate_transcript(truth, rec, flagged)
-    transcript.pop("silent_error_list", None)
-    reasons: dict[str, int] = {}
-    for f in res.flags:
-        reasons[f["reason"]] = reasons.get(f["reason"], 0) + 1
-    transcript["flag_reasons"] = reasons
+        transcript, dec_match_s = decode_and_score(truth_path, obs_path)
     print(json.dumps({
         "benchmark": "transcribe",
         "match": args.match,
         "scheme": args.scheme,
         "profile": args.profile,
         "seed": args.seed,
+        "games_asked": args.games,
+        "kept": str(Path(args.keep).resolve()) if args.keep else None,
         "footage_s": round(stats.seconds, 1),
         "frames": frames,
         "pure_decode_fps": round(frames / dec_s, 1),

@@ -41,5 +41,4 @@ def decode_truth(truth_path, observations, **kw):
         from vision.cli import align_players
 
         align_players(truth, rec)
-    flagged = {(f["game"], f["action"]) for f in res.flags if f.get("action")}
-    return truth, rec, res, evaluate_transcript(truth, rec, flagged)
+    return truth, rec, res, evaluate_transcript(truth, rec, res.flags)
