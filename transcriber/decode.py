@@ -314,8 +314,7 @@ class Decoder:
     def _decode_game(self, game: Game, segs: list[Segment]) -> None:
         beam = [Hyp(0.0, Position.opening(), None)]
         rolls = [seg for seg in segs if seg.roll.dice is not None and len(seg.roll.dice.values) >= 1
-                 and not (seg.roll.dice.cocked > 0.5 or (seg.roll.dice.on_checker > 0.5 and
-                                                          not self.profile.dice_on_checker_valid))]
+                 and not self._rethrown(seg)]
         # (set-up settles before the opening roll are skipped; so are rolls that do not count: rerolled)
         for prev, seg in zip([None, *rolls], rolls):
             seg.after_gap = any(t.gap_before > GAP_S for t in seg.settles[:1] + (prev.settles[1:] if prev else []))
@@ -366,6 +365,7 @@ class Decoder:
             return beam
         expanded: list[tuple[float, Hyp, tuple]] = []
         roller = self._dice_roller(seg.roll)
+        given = beam
         if not opening and roller is not None:
             # The dice lie in the other player's half: the turn of the player we expected passed unseen
             # (a quick Cannot Move, or a roll and play between two reads).
@@ -409,6 +409,9 @@ class Decoder:
                           if sorted(options[j][2]) != sorted(roll)), None)
             split = int(splits[rank])
             prov = self._provenance(seg, play, roll, split, total, alts, other)
+            if seg.roll.dice.on_checker > 0.5 and not self.profile.dice_on_checker_valid:
+                prov.flags.append(Flag("dice_on_checker", f"played with a die read lying on a checker: under "
+                                       f"{self.profile.name} rules that throw is thrown again", None))
             if h.note is not None:
                 prov.flags.insert(0, h.note)
             nh.actions = h.actions + ((Move(roller, roll, play.notation), prov),)
@@ -417,22 +420,43 @@ class Decoder:
         if not opening and expanded:
             # Beside the plays (which may all tie when the board is not seen after them), always keep the
             # best history in which the throw did not count: the next throw decides.
-            voids = [v for v in self._void_throws(beam, seg) if v[0] >= expanded[0][0] - BEAM_MARGIN]
+            voids = [v for v in self._void_throws(beam, given, seg) if v[0] >= expanded[0][0] - BEAM_MARGIN]
             if voids:
                 total, h, note = max(voids, key=lambda v: v[0])
                 out.append(Hyp(total, h.pos, h.turn, h.cube, h.owner, h.actions, h.pending, note or h.note))
                 out.sort(key=lambda x: -x.score)
         return out or beam
 
-    def _void_throws(self, beam: list[Hyp], seg: Segment) -> list[tuple[float, Hyp, Flag | None]]:
-        """Histories where this throw did not count (a cocked die the camera took for a lying one): the
-        same player throws again into the same half, and the board does not change in between.
+    def _rethrown(self, seg: Segment) -> bool:
+        """A throw read cocked (or on a checker, where such a die is thrown again) and thrown again by the same
+        player: it did not count. Followed by the other player's throw it may have stood (the player played
+        it; or the reader took a flat die for a cocked one, as a poor camera does a few reads in a hundred):
+        the beam weighs both (`_void_throws`)."""
+        if self._read_void(seg) <= 0.5:
+            return False
+        roller, nxt = self._dice_roller(seg.roll), seg.next_roll
+        return nxt is None or (roller is not None and self._dice_roller(nxt) == roller)
+
+    def _read_void(self, seg: Segment) -> float:
+        """How sure the reader is that this throw cannot count: a die cocked, or on a checker where that
+        die is thrown again."""
+        d = seg.roll.dice
+        return max(d.cocked, 0.0 if self.profile.dice_on_checker_valid else d.on_checker)
+
+    def _void_throws(self, beam: list[Hyp], given: list[Hyp], seg: Segment) -> list[tuple[float, Hyp, Flag | None]]:
+        """Histories where this throw did not count: the same player throws again into the same half and
+        the board does not change in between (a cocked die the camera took for a lying one), or the reader
+        saw it void (cocked, or on a checker where that die is thrown again), however sure it was. Then it
+        may be no throw at all (a die-like thing read in the other half): the histories `given` to this
+        step are kept as they were, beside those with the turns passed unseen put in (`beam`).
         Under rules where a die on a checker counts, a rethrown die on a checker is flagged: perhaps it
         was cocked against the checker, perhaps the players rethrew a throw that stood."""
         nxt = seg.next_roll
         roller = self._dice_roller(seg.roll)
-        if nxt is None or roller is None or self._dice_roller(nxt) != roller:
+        read_void = self._read_void(seg)
+        if roller is None or (read_void <= 0.5 and (nxt is None or self._dice_roller(nxt) != roller)):
             return []
+        cost = -np.log(read_void) if read_void > 0.5 else VOID_THROW_COST
         note = None
         if seg.roll.dice.on_checker > 0.5 and self.profile.dice_on_checker_valid:
             d = [int(np.argmax(v)) + 1 for v in seg.roll.dice.values]
@@ -440,10 +464,10 @@ class Decoder:
                         f"was thrown again; under {self.profile.name} rules a die lying flat on a checker counts",
                         None)
         out = []
-        for h in beam[:2]:
-            if h.turn == roller:
+        for h in beam[:2] + (given[:2] if read_void > 0.5 else []):
+            if h.turn == roller or read_void > 0.5:
                 total, _ = self.scorer.segment(seg, h.pos, [h.pos])
-                out.append((h.score + float(total[0]) - VOID_THROW_COST, h, note))
+                out.append((h.score + float(total[0]) - cost, h, note))
         return out
 
     def _score(self, h: Hyp, seg: Segment, cands, opening: bool):

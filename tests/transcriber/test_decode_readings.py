@@ -60,6 +60,29 @@ def test_a_die_tilted_in_one_read_after_the_throw_does_not_void_it(crawford):
     assert figures["silent_errors"] == 0
 
 
+def test_a_flat_die_read_as_cocked_in_a_throw_that_was_played_still_counts(crawford):
+    """A poor camera takes a flat die for a cocked one in every read of a throw (one throw in three, here).
+    The player played it and the other player threw next: it counted. Dropped as a void throw, each made a
+    turn unseen and shifted the plays after it (a real match on `hard` footage: 13 plays lost)."""
+    base = decode_truth(crawford, observations_from_truth(crawford))[2]
+    obs = observations_from_truth(crawford)
+    throws = {}
+    for k, o in enumerate(obs):
+        if o.dice:
+            throws.setdefault(tuple(round(d.xy[0]) for d in o.dice), []).append(k)
+    tilted = 0
+    for n, ks in enumerate(throws.values()):
+        if n % 3 == 1:
+            for k in ks:
+                obs[k].dice[0].cocked = 0.9
+            tilted += 1
+    assert tilted > 15
+    truth, rec, res, figures = decode_truth(crawford, obs)
+    assert figures["plays_right"] == figures["plays"], figures
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert [f["reason"] for f in res.flags] == [f["reason"] for f in base.flags], res.flags
+
+
 def test_dice_listed_in_another_order_from_read_to_read_are_not_mixed(crawford):
     """The reader lists a throw's dice in no fixed order: averaging the reads die by die follows where
     each die lies (mixing a 1 with a 3 made 11 and 13 look alike)."""
