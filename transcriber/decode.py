@@ -334,7 +334,8 @@ class Decoder:
             same_roller = nxt_roller is not None and nxt_roller == self._dice_roller(seg.roll)
             # (the roll is by the player the best history expects: else a turn passed unseen, see _step)
             on_turn = k + 1 < len(rolls) and beam[0].turn is not None \
-                and self._dice_roller(seg.roll) in (None, beam[0].turn)
+                and self._dice_roller(seg.roll) in (None, beam[0].turn) \
+                and max(self._read_void(seg), self._read_void(rolls[k + 1])) <= 0.5  # (else _step weighs it void)
             if on_turn and not same_roller and self._unseen_after(beam[0], seg):
                 # the board was never seen after this play: decide it together with the next roll's
                 seg.paired = True

@@ -97,12 +97,16 @@ class Settle:
 
 
 def _dice_of(obs: FrameObservation, fixed: list[tuple[float, float]] = ()) -> DiceRead | None:
-    """The dice, with x measured from the bar (> 0: the right half as the camera sees it). Beyond two, a
-    "die" where one has been read throw after throw is dropped: something on the board that looks like one."""
-    dice = obs.dice
-    if len(dice) > 2 and fixed:
-        dice = [d for d in dice if not any(abs(d.xy[0] - x) < FIXTURE_MM and abs(d.xy[1] - y) < FIXTURE_MM
-                                           for x, y in fixed)] or dice
+    """The dice, with x measured from the bar (> 0: the right half as the camera sees it). A "die" where
+    one has been read throw after throw is dropped, alone too: something on the board that looks like one
+    (read by itself while the dice are picked up, it made a throw of its own). Of more than two left, the
+    two lying flattest are the throw: a third is something else (the cube, read as a cocked die, voided
+    every throw it was read beside)."""
+    dice = [d for d in obs.dice if not any(abs(d.xy[0] - x) < FIXTURE_MM and abs(d.xy[1] - y) < FIXTURE_MM
+                                           for x, y in fixed)]
+    if len(dice) > 2:
+        keep = sorted(range(len(dice)), key=lambda k: dice[k].cocked)[:2]
+        dice = [dice[k] for k in sorted(keep)]  # (in the order read)
     if not dice:
         return None
     return DiceRead([d.values for d in dice], [d.xy[0] - d.bar_x for d in dice],

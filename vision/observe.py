@@ -25,9 +25,14 @@ from .decoding import frame_count, video_fps, video_frames
 from .frames import as_frame
 from .geometry import BoardGeometry
 from .motion import MotionMeter, QuietDetector
-from .observation import FrameObservation
+from .observation import FrameObservation, SlotReading
 from .readers import BoardColours
 from .rectify import board_to_rect, homography, rectify
+
+CHECKERS = 15  # of each colour, on the board or borne off
+TRAY_SURE = 10.0  # checker evidence (about two clear reads) after which the tray end is re-checked only now and then
+TRAY_CHECK_EVERY = 10  # reads
+COUNT_TOL = 3.0  # checkers: a read this close to 15 of each colour is a full set
 
 
 @dataclass
@@ -58,9 +63,18 @@ def trays_on_right(rect: np.ndarray) -> bool:
     return tray_side_margin(rect) >= 0
 
 
+def count_error(slots: list[SlotReading]) -> float:
+    """How far a read is from 15 checkers of each colour (expected counts, over points, bar and trays)."""
+    light = sum(float(r.light @ np.arange(len(r.light))) for r in slots)
+    dark = sum(float(r.dark @ np.arange(len(r.dark))) for r in slots)
+    return abs(light - CHECKERS) + abs(dark - CHECKERS)
+
+
 class Observer:
     def __init__(self, fps: float, options: ObserveOptions | None = None, locator: BoardLocator | None = None,
-                 reader=None):
+                 reader=None, slot_reader=None):
+        """``reader`` (rect, geom, colours) -> (slots, dice, cube); ``slot_reader`` (rect, geom) -> slots, to
+        tell the tray end by the checkers (None with a ``reader`` of one's own: the picture alone decides)."""
         self.opts = options or ObserveOptions()
         self.fps = fps
         self.tracker = Tracker(locator or BoardLocator())
@@ -68,10 +82,14 @@ class Observer:
         self.quiet = QuietDetector(self.opts.quiet_hold_s)
         if reader is None:
             from .readers import read_board as reader
+            from .readers import read_slots as slot_reader
         self.reader = reader
+        self.slot_reader = slot_reader
         self.colours = BoardColours()  # this board's checker colours, learnt at each opening position
         self.geom: BoardGeometry | None = None
-        self._tray_vote = 0.0  # evidence for trays on the right, over the reads so far (decaying)
+        self._tray_vote = 0.0  # the picture's evidence for trays on the right, over the reads so far (decaying)
+        self._tray_counts = 0.0  # the checkers' evidence for it (decaying)
+        self._reads = 0
         self.last_read_t = -1e9
         self.was_quiet = False
 
@@ -79,20 +97,31 @@ class Observer:
         """What was learnt about this board that outlives one video: its checker colours and which end
         its trays are at. The server keeps it per board, so a 60 s segment that never shows an opening
         position still knows the colours."""
-        return {"colours": self.colours.to_json(), "tray_vote": round(self._tray_vote, 4)}
+        return {"colours": self.colours.to_json(), "tray_vote": round(self._tray_vote, 4),
+                "tray_counts": round(self._tray_counts, 4)}
 
     def restore(self, state: dict) -> None:
         self.colours = BoardColours.from_json(state.get("colours") or {})
         self._tray_vote = float(state.get("tray_vote", 0.0))
+        self._tray_counts = float(state.get("tray_counts", 0.0))
 
     def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
-        """The board seen from above, and its geometry: which end the trays are at is voted over many
-        reads (a frame with hands over the board, or the board being set up, once flipped it and every
-        slot was read in the mirror)."""
+        """The board seen from above, and its geometry: which end the trays are at. Two witnesses, each
+        voted over many reads (a frame with hands over the board, or the board being set up, once flipped
+        it and every slot was read in the mirror): the picture (the bar has no point edges), and the
+        checkers: read with the trays at the wrong end, the slots do not hold 15 of each colour. The
+        picture is fooled by a bar as busy as the field (a loud wood grain); the count is not, and once
+        sure it decides, re-checked every `TRAY_CHECK_EVERY` reads (a board turned round between matches)."""
         g = BoardGeometry()  # the outer rectangle (and so the rectified picture) is the same either way
         rect = rectify(frame, homography(cal.corners, g), g)
         self._tray_vote = 0.95 * self._tray_vote + tray_side_margin(rect)
-        right = self._tray_vote >= 0
+        if self.slot_reader is not None and (abs(self._tray_counts) < TRAY_SURE
+                                             or self._reads % TRAY_CHECK_EVERY == 0):
+            err = {r: count_error(self.slot_reader(rect, BoardGeometry(trays_right=r))) for r in (True, False)}
+            if min(err.values()) < COUNT_TOL:  # (evidence only where one end gives a full set: not under hands)
+                self._tray_counts = 0.9 * self._tray_counts + float(np.clip(err[False] - err[True], -5.0, 5.0))
+        self._reads += 1
+        right = self._tray_counts > 0 if abs(self._tray_counts) >= 2.0 else self._tray_vote >= 0
         if self.geom is None or self.geom.trays_right != right:
             self.geom = BoardGeometry(trays_right=right)
         return rect, self.geom

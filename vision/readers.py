@@ -471,6 +471,11 @@ def default_readers() -> Readers:
         return _default
 
 
+def read_slots(rect: np.ndarray, geom: BoardGeometry) -> list[SlotReading]:
+    """The 27 slot readings alone (nothing learnt from them)."""
+    return default_readers().read_slots(_as_bgr(rect), geom)
+
+
 def read_board(rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None) \
         -> tuple[list[SlotReading], list[DieReading], CubeReading | None]:
     """Everything on a rectified board: 27 slot readings, the dice found, and the cube (``colours``: see

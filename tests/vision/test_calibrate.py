@@ -9,6 +9,7 @@ import pytest
 from vision.calibrate import BoardLocator, Calibration, Tracker, refine
 from vision.geometry import BoardGeometry
 from vision.observe import Observer, trays_on_right
+from vision.readers import read_slots
 from vision.rectify import board_to_rect, homography, rectify
 from vision.synth.rig import Rig
 from vision.synth.stills import random_positions, random_scene
@@ -96,16 +97,36 @@ def test_one_frame_with_the_bar_hidden_does_not_flip_the_tray_side(locator):
     cal = Calibration(truth, 1.0, True)
     for _ in range(5):
         assert obs._rectify(frame, cal)[1].trays_right == rig.geom.trays_right
+    busy = _busy_bar(frame, truth, rig)
+    g = BoardGeometry()
+    assert trays_on_right(rectify(busy, homography(truth, g), g)) != rig.geom.trays_right  # alone: fooled
+    assert obs._rectify(busy, cal)[1].trays_right == rig.geom.trays_right
+
+
+def _busy_bar(frame, truth, rig):
+    """The frame with vertical stripes over the bar: as busy as the field, it looks like no bar."""
     g = BoardGeometry()
     rect = rectify(frame, homography(truth, g), g)
     x0, y0, x1, y1 = rig.geom.bar_rect()
     (a, b), (c, d) = board_to_rect([[x0, y0], [x1, y1]], rig.geom)
     rect[int(b):int(d), int(a):int(c)] = 0
-    rect[int(b):int(d), int(a):int(c):2] = 255  # vertical stripes over the bar
-    busy = cv2.warpPerspective(rect, np.linalg.inv(homography(truth, g)), (frame.shape[1], frame.shape[0]),
+    rect[int(b):int(d), int(a):int(c):2] = 255
+    return cv2.warpPerspective(rect, np.linalg.inv(homography(truth, g)), (frame.shape[1], frame.shape[0]),
                                dst=frame.copy(), borderMode=cv2.BORDER_TRANSPARENT)
-    assert trays_on_right(rectify(busy, homography(truth, g), g)) != rig.geom.trays_right  # alone: fooled
-    assert obs._rectify(busy, cal)[1].trays_right == rig.geom.trays_right
+
+
+def test_the_checkers_tell_the_tray_end_where_the_picture_cannot(locator):
+    """A bar as busy as the field (a loud wood grain) fools the picture in every frame, from the first (a
+    garish generated board was read with its trays at the wrong end for a whole match: 0 plays right). Read
+    with the trays at the wrong end, the slots do not hold 15 checkers of each colour: that decides."""
+    for frame, truth, rig in held_out_frames(3, "standard", seed=9):
+        busy = _busy_bar(frame, truth, rig)
+        obs = Observer(15.0, locator=locator, reader=lambda rect, geom, **kw: (None, [], None),
+                       slot_reader=read_slots)
+        cal = Calibration(truth, 1.0, True)
+        sides = [obs._rectify(busy, cal)[1].trays_right for _ in range(12)]
+        assert sides == [rig.geom.trays_right] * 12, sides
+        assert obs._reads == 12
 
 
 def test_black_and_corrupt_frames_say_so(locator):
