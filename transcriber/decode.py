@@ -220,6 +220,10 @@ class Decoder:
             raise ValueError("no quiet frame was read: nothing to decode (is the board in view?)")
         seating, margin = infer_seating(ss[0], self.p0_light)
         self.seating = seating
+        for player in (0, 1):
+            tray = TRAY_BOTTOM if seating.bottom(player) else TRAY_TOP
+            for s in ss:
+                s.own_tray(tray, LIGHT if seating.light(player) else DARK)
         self.scorer = Scorer(seating)
         self.opening_counts = slot_counts(Position.opening(), seating)
         self.openings = self._opening_plays()

@@ -85,6 +85,17 @@ class Settle:
         c = np.clip(counts, 0, MAX_COUNT)
         return float(self.logp[np.arange(N_SLOTS), 0, c[:, 0]].sum() + self.logp[np.arange(N_SLOTS), 1, c[:, 1]].sum())
 
+    def own_tray(self, tray: int, colour: int) -> None:
+        """Only one colour is borne off into this tray: read its checkers as that colour, whichever colour
+        the reader gave them (on some boards it cannot tell in the tray, where it matters least)."""
+        lp = self.logp[tray]
+        other = 1 - colour
+        both = np.logaddexp(lp[colour] + lp[other, 0], lp[colour, 0] + lp[other])
+        both[0] = lp[colour, 0] + lp[other, 0]
+        self.logp[tray, colour] = both
+        self.logp[tray, other] = LOG_FLOOR
+        self.logp[tray, other, 0] = 0.0
+
     def best_loglik(self) -> float:
         """The likelihood of the unconstrained most likely reading: what no legal play can beat."""
         return float(self.logp.max(-1).sum())

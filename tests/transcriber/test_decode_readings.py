@@ -1,5 +1,5 @@
 """Readings the rules rule out: a cube that seems turned in the Crawford game, a die tilted by a hand for
-one read after the throw had settled flat."""
+one read after the throw had settled flat, borne-off checkers read as the other colour."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from transcriber.generate import GenOptions, random_match
 from transcriber.observation import CUBE_VALUES
+from transcriber.physical import TRAY_BOTTOM, TRAY_TOP
 from transcriber.record import Double
 from transcriber.replay import replay_match
 from vision.synth.observe_sim import observations_from_truth
@@ -117,3 +118,21 @@ def test_a_cube_misread_in_single_reads_turns_nothing(crawford):
     assert figures["cube_actions_right"] == figures["cube_actions"] > 0, figures
     assert figures["results_right"] == 2 and figures["silent_errors"] == 0, figures["silent_error_list"]
     assert not [f for f in res.flags if f["reason"] == "cube_unclear"]
+
+
+def test_borne_off_checkers_read_as_the_other_colour_count_as_borne_off(crawford):
+    """On some boards the reader cannot tell the colours in the trays, where only one colour is ever borne
+    off into each: a tray's checkers are its owner's, whatever colour they were read (before: every read
+    of a bear-off looked like no legal play, 11 flags in a generated match)."""
+    base = decode_truth(crawford, observations_from_truth(crawford))[2]
+    obs = observations_from_truth(crawford)
+    swapped = 0
+    for o in obs:
+        for t in (TRAY_TOP, TRAY_BOTTOM):
+            if o.slots is not None and max(o.slots[t].best()) > 0:
+                o.slots[t].light, o.slots[t].dark = o.slots[t].dark, o.slots[t].light
+                swapped += 1
+    assert swapped > 50
+    truth, rec, res, figures = decode_truth(crawford, obs)
+    assert figures["plays_right"] == figures["plays"] and figures["silent_errors"] == 0, figures
+    assert [f["reason"] for f in res.flags] == [f["reason"] for f in base.flags], res.flags
