@@ -112,9 +112,10 @@ def _dice_of(obs: FrameObservation, fixed: list[tuple[float, float]] = ()) -> Di
     one has been read throw after throw is dropped, alone too: something on the board that looks like one
     (read by itself while the dice are picked up, it made a throw of its own). Of more than two left, the
     two lying flattest are the throw: a third is something else (the cube, read as a cocked die, voided
-    every throw it was read beside)."""
-    dice = [d for d in obs.dice if not any(abs(d.xy[0] - x) < FIXTURE_MM and abs(d.xy[1] - y) < FIXTURE_MM
-                                           for x, y in fixed)]
+    every throw it was read beside). Nor is a "die" on the bar: dice count only on the playing surface,
+    and what lies on the bar is the cube (read as a die by itself, it made a throw of its own)."""
+    dice = [d for d in obs.dice if abs(d.xy[0] - d.bar_x) >= ON_BAR_MM
+            and not any(abs(d.xy[0] - x) < FIXTURE_MM and abs(d.xy[1] - y) < FIXTURE_MM for x, y in fixed)]
     if len(dice) > 2:
         keep = sorted(range(len(dice)), key=lambda k: dice[k].cocked)[:2]
         dice = [dice[k] for k in sorted(keep)]  # (in the order read)
@@ -124,6 +125,7 @@ def _dice_of(obs: FrameObservation, fixed: list[tuple[float, float]] = ()) -> Di
                     max(d.cocked for d in dice), max(d.on_checker for d in dice), [d.xy[1] for d in dice])
 
 
+ON_BAR_MM = 20.0  # from the bar's centre line: within half its width (bars are 40-60 mm wide)
 FIXTURE_MM = 4.0  # a thing that lies still is read within a few mm; dice thrown anew are not
 FIXTURE_S = 90.0
 FIXTURE_THROWS = 8  # places of dice read beside it (30 mm cells): a throw's partner die is one or two

@@ -178,3 +178,26 @@ def test_the_cube_read_as_a_cocked_die_beside_the_dice_voids_no_throw(real_truth
     _, _, res, figures = decode_truth(real_truth, obs)
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
     assert figures["plays_right"] == figures["plays"] and not res.flags, res.flags
+
+
+def test_the_cube_on_the_bar_read_as_a_die_is_no_throw(real_truth):
+    """The dice reader takes the cube on the bar for a 6 now and then, moving with the cube (no fixed spot),
+    alone while the dice are picked up too. Dice count only on the playing surface: a "die" on the bar is no
+    throw (before: read alone, a throw of its own, and the game after it lost)."""
+    obs = observations_from_truth(real_truth)
+    reads = [k for k, o in enumerate(obs) if o.dice]
+    alone = 0
+    for n, (prev, k, nxt) in enumerate(zip(reads, reads[1:], reads[2:])):
+        o = obs[k]
+        cube = copy.copy(o.dice[0])
+        cube.values, cube.xy, cube.cocked = np.eye(6)[5], (o.dice[0].bar_x + 3.0, -150.0 + 7.0 * (n % 40)), 0.0
+        seen = {d.xy for d in obs[prev].dice} == {d.xy for d in o.dice}  # (the throw was read before)
+        if seen and {d.xy for d in obs[nxt].dice} != {d.xy for d in o.dice}:
+            o.dice = [cube]  # the throw's last read: its dice being picked up
+            alone += 1
+        elif n % 3 == 0:
+            o.dice = [*o.dice, cube]
+    assert alone > 50
+    _, _, res, figures = decode_truth(real_truth, obs)
+    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    assert figures["plays_right"] == figures["plays"] and not res.flags, res.flags
