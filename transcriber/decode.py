@@ -837,7 +837,9 @@ class Decoder:
         loser = best.turn if best.turn is not None else int(best.pos.pips(1) > best.pos.pips(0))
         flag = Flag("resignation_value_unknown", "the game stopped before it was finished: resignation or "
                     "timeout, and for how much, is not visible on the board", None)
-        alts = ["resigns a gammon", "resigns a backgammon", "time out: loses the match"]
+        alts = ["time out: loses the match"]
+        if not best.pos.off(loser):  # (with a checker off, no gammon is left to resign)
+            alts[:0] = ["resigns a gammon", "resigns a backgammon"]
         game.actions.append(Resign(loser, 1, Provenance(time=round(end_t, 2), alternatives=alts, flags=[flag])))
         game.winner, game.points = 1 - loser, best.cube
 
