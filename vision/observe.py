@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from transcriber.fileio import write_text_atomic
+from transcriber.position import CHECKERS
 
 from .calibrate import BoardLocator, Calibration, Tracker
 from .decoding import frame_count, video_fps, video_frames
@@ -29,7 +30,6 @@ from .observation import FrameObservation, SlotReading
 from .readers import BoardColours
 from .rectify import board_to_rect, homography, rectify
 
-CHECKERS = 15  # of each colour, on the board or borne off
 TRAY_SURE = 10.0  # checker evidence (three clear reads) after which the tray end is re-checked only now and then
 TRAY_CHECK_EVERY = 30  # reads (a board turned round between matches is caught within a minute or so)
 COUNT_TOL = 3.0  # checkers: a read this close to 15 of each colour is a full set

@@ -52,6 +52,8 @@ def main() -> int:
     ap.add_argument("runs", nargs="+", type=Path, metavar="RUN.json")
     ap.add_argument("--redecode", action="store_true", help="decode the kept observations again with this code")
     args = ap.parse_args()
+    if args.redecode:
+        from bench_transcribe import decode_and_score  # (the decoder and its imports only when asked)
     runs = []
     for p in args.runs:
         try:
@@ -60,8 +62,6 @@ def main() -> int:
             print(f"sum_transcribe: {p}: not a finished run ({e})", file=sys.stderr)
             return 1
         if args.redecode:
-            from bench_transcribe import decode_and_score
-
             kept = Path(run.get("kept") or p.with_suffix(""))
             if not (kept / "obs.jsonl").is_file() or not (kept / "truth.jsonl").is_file():
                 print(f"sum_transcribe: {p}: no kept truth.jsonl and obs.jsonl in {kept}", file=sys.stderr)

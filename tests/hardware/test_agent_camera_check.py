@@ -3,33 +3,18 @@ grade with its heartbeat; the server keeps the latest per board and the dashboar
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-import av
 import pytest
 
 from ..capture.helpers import Server, agent, wait_for
+from ..clips import write_clip
 from .scenes import board_frames, glared
-
-
-def _clip(path, frames, seconds: float = 8, fps: int = 15):
-    with av.open(str(path), "w") as c:
-        s = c.add_stream("libx264", rate=Fraction(fps))
-        s.width, s.height, s.pix_fmt = frames[0].shape[1], frames[0].shape[0], "yuv420p"
-        s.options = {"preset": "ultrafast", "g": str(fps)}
-        for k in range(int(seconds * fps)):
-            for p in s.encode(av.VideoFrame.from_ndarray(frames[k % len(frames)], format="bgr24")):
-                c.mux(p)
-        for p in s.encode():
-            c.mux(p)
-    return path
 
 
 @pytest.fixture(scope="module")
 def clips(tmp_path_factory):
     d = tmp_path_factory.mktemp("camclips")
     rig, frames = board_frames(n=6)
-    return {"good": _clip(d / "good.mp4", frames), "glare": _clip(d / "glare.mp4", glared(frames, rig))}
+    return {"good": write_clip(d / "good.mp4", frames, 8), "glare": write_clip(d / "glare.mp4", glared(frames, rig), 8)}
 
 
 def _board(server, n: int) -> dict:

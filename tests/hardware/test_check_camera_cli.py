@@ -8,31 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import av
 import cv2
 import pytest
 
 from tests.capture.helpers import FFMPEG, ROOT, Proc, free_port, free_udp_port, needs_ffmpeg
 
+from ..clips import write_clip
 from .scenes import GOOD_SEED, blurred, board_frames, dark, glared
 
 FPS = 15
-
-
-def write_clip(frames: list, path: Path, seconds: float = 2.0) -> Path:
-    """The frames as a near-lossless H.264 clip (the camera's own picture; the stream adds its codec)."""
-    with av.open(str(path), "w") as c:
-        s = c.add_stream("libx264", rate=FPS)
-        s.height, s.width = frames[0].shape[:2]
-        s.pix_fmt = "yuv420p"
-        s.options = {"preset": "ultrafast", "crf": "16", "g": str(FPS)}
-        for i in range(int(seconds * FPS)):
-            vf = av.VideoFrame.from_ndarray(frames[i % len(frames)], format="bgr24")
-            for p in s.encode(vf):
-                c.mux(p)
-        for p in s.encode():
-            c.mux(p)
-    return path
 
 
 def serve(clip: Path, kind: str, tmp: Path) -> tuple[Proc, str]:
@@ -62,7 +46,7 @@ def good():
 
 
 def _run(frames, kind, tmp_path, name):
-    clip = write_clip(frames, tmp_path / f"{name}.mp4")
+    clip = write_clip(tmp_path / f"{name}.mp4", frames, 2.0, FPS, crf=16)
     cam, url = serve(clip, kind, tmp_path)
     try:
         return check_camera(url, "--board", "7")
@@ -124,7 +108,7 @@ def test_unreachable_camera_exits_2(tmp_path):
 def test_video_file_and_saved_still(good, tmp_path):
     """A recorded clip grades too (frame rate from its timestamps), and the graded still can be saved."""
     _, frames = good
-    clip = write_clip(frames, tmp_path / "clip.mp4")
+    clip = write_clip(tmp_path / "clip.mp4", frames, 2.0, FPS, crf=16)
     still = tmp_path / "still.jpg"
     rc, doc = check_camera(str(clip), "--save-still", str(still))
     assert rc == 0, json.dumps(doc, indent=1)
@@ -133,7 +117,7 @@ def test_video_file_and_saved_still(good, tmp_path):
 
 def test_source_from_the_agent_settings_file(good, tmp_path):
     _, frames = good
-    clip = write_clip(frames, tmp_path / "clip.mp4")
+    clip = write_clip(tmp_path / "clip.mp4", frames, 2.0, FPS, crf=16)
     env = tmp_path / "capture-7.env"
     env.write_text(f"# board 7\nSOURCE={clip}\nSERVER=http://127.0.0.1:9\n")
     r = subprocess.run([sys.executable, "-m", "bgscribe.cli", "check-camera", "--board", "7", "--env-file", str(env),

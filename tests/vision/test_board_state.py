@@ -4,9 +4,7 @@ the server stores it) still knows the board's checker colours after the segment 
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 
-import av
 import numpy as np
 import pytest
 
@@ -18,26 +16,19 @@ from vision.synth.rig import Rig
 from vision.synth.scene import Scene, slot_counts
 from vision.train.readers_data import EVAL_SEED0, HELD_OUT_SCHEMES
 
+from ..clips import write_clip
+
 pytestmark = pytest.mark.skipif(not all((MODELS / f"{n}.onnx").exists() for n in NAMES),
                                 reason="reader weights not in models/ (bgscribe train readers)")
 FPS = 15
 
 
 def _clip(path, rig: Rig, scene: Scene, seconds: float = 2.0):
-    """A still scene filmed for a while: quiet long enough to be read."""
+    """A still scene filmed for a while (fresh sensor noise in every frame): quiet long enough to be read."""
     rng = np.random.default_rng(1)
     lit, _ = rig.camera_image(scene)
-    with av.open(str(path), "w") as c:
-        s = c.add_stream("libx264", rate=Fraction(FPS))
-        s.width, s.height, s.pix_fmt = lit.shape[1], lit.shape[0], "yuv420p"
-        s.options = {"preset": "ultrafast", "g": str(FPS)}
-        for k in range(int(seconds * FPS)):
-            img = rig.sensor.expose(lit, float(rng.uniform(0, 300)), k)
-            for p in s.encode(av.VideoFrame.from_ndarray(img, format="bgr24")):
-                c.mux(p)
-        for p in s.encode():
-            c.mux(p)
-    return path
+    frames = [rig.sensor.expose(lit, float(rng.uniform(0, 300)), k) for k in range(int(seconds * FPS))]
+    return write_clip(path, frames, seconds, FPS)
 
 
 @pytest.fixture(scope="module")
