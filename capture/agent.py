@@ -100,8 +100,10 @@ class Agent:
 
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
-        # `kill -USR1 PID` writes every thread's stack to the log: for diagnosing a stuck agent.
+        # `kill -USR1 PID` writes every thread's stack to the log: for diagnosing a stuck agent; a crash
+        # inside a native library (PyAV, the camera driver) writes them too.
         faulthandler.register(signal.SIGUSR1, all_threads=True)
+        faulthandler.enable(all_threads=True)
 
     def run(self) -> int:
         cfg = self.cfg

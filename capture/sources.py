@@ -229,5 +229,18 @@ class SourceReader(threading.Thread):
             except queue.Full:
                 continue
 
-    def stop(self) -> None:
+    def stop(self, wait: float | None = None) -> None:
+        """Ask the reader to stop; wait (default: the longest a blocked open or read can take) for it
+        to leave PyAV. A daemon thread still inside a PyAV read when the interpreter exits calls its
+        Python interrupt callback during shutdown and crashes the process (exit -11 after a clean stop)."""
         self.stop_event.set()
+        if not self.is_alive():
+            return
+        self.join(wait if wait is not None else self.opts.open_timeout + self.opts.read_timeout + 1.0)
+        if self.is_alive():
+            log.warning("source %s: reader still blocked after stop", self.url)
+        while True:  # queued frames hold decoder buffers; free them now, not at interpreter exit
+            try:
+                self.queue.get_nowait()
+            except queue.Empty:
+                return
