@@ -7,6 +7,8 @@ the board and no die in flight, unless said otherwise):
 - ``exact_position``: reads with all 27 slots right;
 - ``dice_accuracy``: settled, uncocked dice whose value is read right (matched by position);
 - ``cocked_detected``: cocked dice reported as cocked (probability > 0.5);
+- ``flat_read_cocked``: the false alarms: flat dice (found) reported as cocked (the decoder then weighs
+  the throw as possibly void);
 - ``cube_value_accuracy`` / ``cube_place_accuracy``;
 - ``calibration_rate``: frames (all of them) with the board's corners found within
   ``corner_tol_px`` of the truth;
@@ -33,7 +35,7 @@ def eval_vision(truth_path, obs_path, corner_tol_px: float = 8.0) -> dict:
     corner_errs: list[float] = []
     slots_total = slots_right = reads = exact = 0
     confident = confident_wrong = 0
-    dice_total = dice_right = cocked_total = cocked_hit = 0
+    dice_total = dice_right = cocked_total = cocked_hit = flat_found = flat_cocked = 0
     cube_total = cube_value_right = cube_place_right = 0
     statuses: dict[str, int] = {}
     with open(obs_path, encoding="utf-8") as f:
@@ -73,6 +75,9 @@ def eval_vision(truth_path, obs_path, corner_tol_px: float = 8.0) -> dict:
                 else:
                     dice_total += 1
                     dice_right += bool(near) and near[0].value == d["value"]
+                    if near:
+                        flat_found += 1
+                        flat_cocked += near[0].cocked > 0.5
             if obs.cube is not None and truth["cube"]["place"] != "off":
                 cube_total += 1
                 cube_value_right += obs.cube.value == truth["cube"]["value"]
@@ -91,6 +96,7 @@ def eval_vision(truth_path, obs_path, corner_tol_px: float = 8.0) -> dict:
         "dice_accuracy": rate(dice_right, dice_total),
         "cocked": cocked_total,
         "cocked_detected": rate(cocked_hit, cocked_total),
+        "flat_read_cocked": rate(flat_cocked, flat_found),
         "cube_value_accuracy": rate(cube_value_right, cube_total),
         "cube_place_accuracy": rate(cube_place_right, cube_total),
         "calibration_rate": rate(cal_ok, n_frames),
