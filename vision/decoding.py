@@ -9,17 +9,15 @@ they move, so this skips a large part of a match.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import av
-import cv2
 
 from .frames import Frame
-from .motion import small_gray
-
-STILL_LEVELS = 14  # grey levels a pixel of the small copy may change by and still be the same picture ...
-STILL_PIXELS = 4  # ... and how many pixels may exceed that (sensor noise, compression)
+from .motion import same_picture
 
 
 def open_video(path: str | Path):
@@ -65,9 +63,9 @@ def video_frames(path: str | Path, every: int = 1,
         while cur is not None:
             nxt = next(gops, None)
             nxt_key = reader.key_picture(nxt) if nxt else None
-            if cur_key is not None and nxt_key is not None and _same(cur_key[1], nxt_key[1]):
+            if cur_key is not None and nxt_key is not None and same_picture(cur_key.small[0], nxt_key.small[0]):
                 yield from reader.drain()
-                yield reader.i, cur_key[0].pts * reader.base, Frame(cur_key[0])
+                yield reader.i, cur_key.av.pts * reader.base, cur_key
                 reader.i += len(cur)
             else:
                 yield from reader.decode(cur)
@@ -97,10 +95,6 @@ def _gops(container, stream) -> Iterator[list]:
         yield gop
 
 
-def _same(a, b) -> bool:
-    return a.shape == b.shape and int((cv2.absdiff(a, b) > STILL_LEVELS).sum()) <= STILL_PIXELS
-
-
 class _Reader:
     def __init__(self, stream, every: int):
         self.cc = stream.codec_context
@@ -119,7 +113,7 @@ class _Reader:
         return ctx
 
     def key_picture(self, gop: list):
-        """The GOP's keyframe, decoded on its own, with its small grey copy; None if it does not decode."""
+        """The GOP's keyframe, decoded on its own; None if it does not decode."""
         p = gop[0]
         if p is None or not p.is_keyframe:
             return None
@@ -131,8 +125,7 @@ class _Reader:
             self.keys = self._context(threads=False)  # drained or broken: a fresh one for the next
         if not frames or frames[0].pts is None:
             return None
-        f = frames[0]
-        return f, small_gray(Frame(f).gray)[0]
+        return Frame(frames[0])
 
     def _out(self, frames) -> Iterator[tuple[int, float, Frame | None]]:
         for f in frames:
@@ -166,3 +159,48 @@ class _Reader:
                 frames = []
             self.run = None
             yield from self._out(frames)
+
+
+_DONE = object()
+
+
+def decoded_ahead(frames: Iterator[tuple[int, float, Frame | None]], depth: int = 32
+                  ) -> Iterator[tuple[int, float, Frame | None]]:
+    """`frames`, decoded (and shrunk for motion) in a thread of their own while the caller reads the board:
+    decoding and reading each keep one of the two cores busy, where in turn they left one idle."""
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in frames:
+                if item[2] is not None:
+                    item[2].small  # noqa: B018 (made here, off the reading thread)
+                if not put(item):
+                    return
+            put(_DONE)
+        except BaseException as e:  # handed to the reader, raised there
+            put(e)
+
+    worker = threading.Thread(target=produce, name="decode-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = q.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .motion import small_gray
+
 _LUMA_FIRST = ("yuv", "yuvj", "nv12", "nv21", "gray")
 
 
@@ -17,6 +19,12 @@ class Frame:
         self._av = av_frame
         self._bgr = bgr
         self._gray: np.ndarray | None = None
+        self._small: tuple[np.ndarray, int] | None = None
+
+    @property
+    def av(self):
+        """The decoded PyAV frame (None for a picture given as an array)."""
+        return self._av
 
     @property
     def bgr(self) -> np.ndarray:
@@ -34,6 +42,13 @@ class Frame:
             else:
                 self._gray = cv2.cvtColor(self.bgr, cv2.COLOR_BGR2GRAY)
         return self._gray
+
+    @property
+    def small(self) -> tuple[np.ndarray, int]:
+        """The small blurred luma that motion is measured on, and its reduction factor."""
+        if self._small is None:
+            self._small = small_gray(self.gray)
+        return self._small
 
     def mean_luma(self) -> float:
         return float(self.gray[::8, ::8].mean())

@@ -12,6 +12,8 @@ import cv2
 import numpy as np
 
 SMALL_W = 192  # about this wide: an integer reduction of the frame (exact area averaging is fast)
+STILL_LEVELS = 14  # grey levels a pixel of the small copy may change by and still be the same picture ...
+STILL_PIXELS = 4  # ... and how many pixels may exceed that (sensor noise, compression)
 
 
 def small_gray(gray: np.ndarray) -> tuple[np.ndarray, int]:
@@ -20,6 +22,14 @@ def small_gray(gray: np.ndarray) -> tuple[np.ndarray, int]:
     h, w = gray.shape[0] // k, gray.shape[1] // k
     small = cv2.resize(gray[:h * k, :w * k], (w, h), interpolation=cv2.INTER_AREA)
     return cv2.GaussianBlur(small, (3, 3), 0), k
+
+
+def same_picture(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None) -> bool:
+    """Two small copies (`small_gray`) show the same picture: nothing moved, appeared or turned over."""
+    if a.shape != b.shape:
+        return False
+    differ = cv2.absdiff(a, b) > STILL_LEVELS
+    return int((differ & mask if mask is not None else differ).sum()) <= STILL_PIXELS
 
 
 class MotionMeter:
@@ -40,9 +50,9 @@ class MotionMeter:
             self.mask, self._mask_key = m.astype(bool), key
         return self.mask
 
-    def update(self, gray: np.ndarray, corners: np.ndarray | None = None) -> tuple[float, float]:
-        """(motion, changed-since-last-quiet) as fractions of the board's area, from a frame's luma."""
-        small, k = small_gray(gray)
+    def update(self, small: np.ndarray, k: int, corners: np.ndarray | None = None) -> tuple[float, float]:
+        """(motion, changed-since-last-quiet) as fractions of the board's area, from a frame's small luma
+        (`small_gray`) and its reduction factor."""
         if self.prev is not None and self.prev.shape != small.shape:
             self.prev = self.reference = None  # the picture size changed: start afresh
         mask = self._board_mask(corners, small.shape, k)
@@ -57,6 +67,10 @@ class MotionMeter:
 
     def mark_quiet(self) -> None:
         self.reference = self._last
+
+    def unchanged_since_quiet(self) -> bool:
+        """The board (inside its outline) looks as it did at the last `mark_quiet`."""
+        return self.reference is not None and same_picture(self._last, self.reference, self.mask)
 
 
 class QuietDetector:

@@ -22,7 +22,7 @@ from transcriber.fileio import write_text_atomic
 from transcriber.position import CHECKERS
 
 from .calibrate import BoardLocator, Calibration, Tracker
-from .decoding import frame_count, video_fps, video_frames
+from .decoding import decoded_ahead, frame_count, video_fps, video_frames
 from .frames import as_frame
 from .geometry import BoardGeometry
 from .motion import MotionMeter, QuietDetector
@@ -33,6 +33,8 @@ from .rectify import board_to_rect, homography, rectify
 TRAY_SURE = 10.0  # checker evidence (three clear reads) after which the tray end is re-checked only now and then
 TRAY_CHECK_EVERY = 30  # reads (a board turned round between matches is caught within a minute or so)
 COUNT_TOL = 3.0  # checkers: a read this close to 15 of each colour is a full set
+SAME_CORNERS_PX = 0.5  # a refit of the corners this close rectifies the same picture
+SURE_READ = 0.98  # a read this sure of everything is not repeated while the picture stays the same
 
 
 @dataclass
@@ -70,6 +72,20 @@ def count_error(slots: list[SlotReading]) -> float:
     return abs(light - CHECKERS) + abs(dark - CHECKERS)
 
 
+def read_is_sure(slots: list[SlotReading] | None, dice: list, cube) -> bool:
+    """Every count, die (value, cocked, on a checker) and the cube (value, place) read with at least
+    `SURE_READ` probability."""
+    def sure(p) -> bool:
+        return float(np.max(p)) >= SURE_READ
+
+    def clear(p: float) -> bool:
+        return p >= SURE_READ or p <= 1.0 - SURE_READ
+
+    return (slots is not None and all(sure(s.light) and sure(s.dark) for s in slots)
+            and all(sure(d.values) and clear(d.cocked) and clear(d.on_checker) for d in dice)
+            and (cube is None or (sure(cube.values) and sure(list(cube.place.values())))))
+
+
 class Observer:
     def __init__(self, fps: float, options: ObserveOptions | None = None, locator: BoardLocator | None = None,
                  reader=None, slot_reader=None):
@@ -92,6 +108,7 @@ class Observer:
         self._reads = 0
         self.last_read_t = -1e9
         self.was_quiet = False
+        self._last_read: tuple | None = None  # (corners, slots, dice, cube, bar_x) of the last read, if sure
 
     def board_state(self) -> dict:
         """What was learnt about this board that outlives one video: its checker colours and which end
@@ -133,7 +150,7 @@ class Observer:
         if frame.mean_luma() < 8.0:
             return FrameObservation(i, t, status="black")
         cal = self.tracker.current
-        motion, changed = self.motion.update(frame.gray, cal.corners if cal else None)
+        motion, changed = self.motion.update(*frame.small, cal.corners if cal else None)
         quiet = self.quiet.update(motion, t)
         cal = self.tracker.update(frame, quiet)
         obs = FrameObservation(i, t, status="moving", motion=motion, occluded=changed)
@@ -148,8 +165,16 @@ class Observer:
         if self.was_quiet and t - self.last_read_t < self.opts.read_every_s:
             obs.status = "quiet"  # quiet, but read a moment ago: nothing can have changed
             return obs
+        again = self.was_quiet
         self.was_quiet = True
         self.last_read_t = t
+        if again and self._last_read is not None and self.motion.unchanged_since_quiet() \
+                and np.abs(self._last_read[0] - cal.corners).max() < SAME_CORNERS_PX:
+            # The same picture as at the last read, through the same calibration, and that read was sure of
+            # everything: reading it again would give the same (a board is still for most of a match: this
+            # is half the reads). An unsure read is repeated: fresh sensor noise is a second opinion.
+            obs.slots, obs.dice, obs.cube, obs.bar_x = self._last_read[1:]
+            return obs
         self.motion.mark_quiet()
         rect, geom = self._rectify(frame.bgr, cal)
         obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours)
@@ -157,6 +182,8 @@ class Observer:
         obs.bar_x = (x0 + x1) / 2
         for d in obs.dice:
             d.bar_x = obs.bar_x
+        self._last_read = (cal.corners, obs.slots, obs.dice, obs.cube, obs.bar_x) \
+            if read_is_sure(obs.slots, obs.dice, obs.cube) else None
         return obs
 
 
@@ -177,7 +204,7 @@ def observe_video(path: str | Path, out: str | Path, options: ObserveOptions | N
     n = reads = 0
     with open(out, "w", encoding="utf-8") as f:
         last = -1
-        for i, t, frame in frames or video_frames(path, opts.every, opts.skip_still):
+        for i, t, frame in frames or decoded_ahead(video_frames(path, opts.every, opts.skip_still)):
             obs = observer.observe(i, t, frame)
             f.write(obs.to_json() + "\n")
             n += 1
