@@ -7,7 +7,10 @@ turns the truth into observation streams with the camera stage's kinds of error 
 three levels, decodes them, and reports plays right, cube actions and results right,
 flags per game, silent errors, and decoding speed in turns per second (the issue's
 floor: 200). This measures the decoder alone; end-to-end figures need the vision
-readers (tests/bench/bench_transcribe.py).
+readers (tests/bench/bench_transcribe.py). The truth is sampled at 5 fps (quick to render):
+a "Cannot Move" throw picked up within 0.2 s can fall between samples; the decoder then
+inserts that turn flagged `unseen_turn` with its dice guessed, which counts as a play not
+right (flagged, so not silent); footage at the camera's 15 fps shows them.
 """
 
 from __future__ import annotations
