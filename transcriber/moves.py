@@ -69,18 +69,17 @@ def _generate(me: Side, op: Side, hi: int, lo: int) -> tuple[tuple[tuple[Side, S
         _search(m, o, (hi,) * 4, 0, 24, [], results, best, True)
     else:
         _search(m, o, (hi, lo), 0, 24, [], results, best, False)
-        _search(m, o, (lo, hi), 0, 24, [], results, best, False)
-        if best[0] == 1 and any(_used_die(s[0], hi) for s in results.values()):
-            # Only one die can be played: the larger one must be, where it can.
-            results = {k: s for k, s in results.items() if _used_die(s[0], hi)}
+        hi_first = best[0]
+        if hi_first == 1:  # the larger die alone: the smaller first may still play both
+            by_hi = dict(results)
+            _search(m, o, (lo, hi), 0, 24, [], results, best, False)
+            if best[0] == 1:  # only one die can be played: the larger one must be
+                results = by_hi
+        else:
+            _search(m, o, (lo, hi), 0, 24, [], results, best, False)
     if not results:
         return (((me, op), ()),)
     return tuple(results.items())
-
-
-def _used_die(step: Step, die: int) -> bool:
-    a, b, _ = step
-    return a - b == die or (b == 0 and a < die)
 
 
 def _search(m, o, dice, depth, max_src, steps, results, best, doubles) -> None:
@@ -150,6 +149,7 @@ def _canonical(steps: list[Step]) -> tuple[Step, ...]:
 # --------------------------------------------------------------------- notation
 
 
+@lru_cache(maxsize=1 << 16)  # the decoder names the same few thousand plays over and over
 def format_steps(steps: tuple[Step, ...]) -> str:
     """Canonical combined notation: ``24/13``, ``13/7(2)``, ``bar/22*``, ``6/off``, ``13/7*/5``."""
     paths: list[list] = []  # [points..., hits...] per checker: [[from, to], {hit points}]

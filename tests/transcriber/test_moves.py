@@ -125,6 +125,16 @@ def test_smaller_die_when_the_larger_cannot_be_played():
     assert [p.notation for p in legal_plays(pos, 0, (6, 5))] == ["13/8"]
 
 
+def test_a_bear_off_with_the_smaller_die_is_not_taken_for_the_larger():
+    # Checkers on 5, 5, 3 and 2; player 1 holds player 0's ace point. 4-2: the 4 cannot be played
+    # (5/1 is blocked, and no bear-off with a 4 while the 5 point is occupied), before or after the 2.
+    # So the 2 is played, any way: 5/3 as well as 2/off (2/off was once read as "the 4 bearing off
+    # from the 2" and so the only play; hypothesis found it).
+    pos = Position.from_points({5: 2, 3: 1, 2: 1}, {24: 2})
+    assert notations(pos, 0, (4, 2)) == {"5/3", "2/off"}
+    assert notations(pos, 0, (2, 4)) == {"5/3", "2/off"}
+
+
 def test_closed_out_with_doubles():
     pos = Position.from_points({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
     assert [p.steps for p in legal_plays(pos, 0, (5, 5))] == [()]
