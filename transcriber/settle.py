@@ -75,6 +75,7 @@ class Settle:
     cube_value: np.ndarray | None = None  # P over CUBE_VALUES
     cube_place: dict[str, float] = field(default_factory=dict)
     gap_before: float = 0.0  # seconds without any observation before this settle
+    _best: tuple | None = field(default=None, repr=False, compare=False)  # (logp it was of, best_loglik)
 
     @property
     def best(self) -> np.ndarray:
@@ -95,10 +96,14 @@ class Settle:
         self.logp[tray, colour] = both
         self.logp[tray, other] = LOG_FLOOR
         self.logp[tray, other, 0] = 0.0
+        self._best = None
 
     def best_loglik(self) -> float:
-        """The likelihood of the unconstrained most likely reading: what no legal play can beat."""
-        return float(self.logp.max(-1).sum())
+        """The likelihood of the unconstrained most likely reading: what no legal play can beat. (Asked for
+        many times per settle by the beam: kept until `logp` changes.)"""
+        if self._best is None or self._best[0] is not self.logp:
+            self._best = (self.logp, float(self.logp.max(-1).sum()))
+        return self._best[1]
 
     @property
     def cube(self) -> tuple[int, str] | None:
@@ -135,11 +140,17 @@ def fixtures(observations: list[FrameObservation]) -> list[tuple[float, float]]:
     """Places where a "die" is read beside the dice of many throws (FIXTURE_THROWS), for longer than any
     throw lies (FIXTURE_S): not a die, something on the board that looks like one."""
     spots: list[list] = []  # x, y, first t, last t, the places of the dice read beside it
+    grid: dict[tuple[int, int], list[int]] = {}  # FIXTURE_MM cells -> the spots first read there (a match reads
+    # thousands of places: looking only in the neighbouring cells keeps this linear)
     for o in observations:
         for d in o.dice:
-            spot = next((c for c in spots if abs(c[0] - d.xy[0]) < FIXTURE_MM and abs(c[1] - d.xy[1]) < FIXTURE_MM),
-                        None)
-            if spot is None:
+            gx, gy = int(d.xy[0] // FIXTURE_MM), int(d.xy[1] // FIXTURE_MM)
+            near = [k for cx in (gx - 1, gx, gx + 1) for cy in (gy - 1, gy, gy + 1) for k in grid.get((cx, cy), ())
+                    if abs(spots[k][0] - d.xy[0]) < FIXTURE_MM and abs(spots[k][1] - d.xy[1]) < FIXTURE_MM]
+            if near:
+                spot = spots[min(near)]  # the first spot made there
+            else:
+                grid.setdefault((gx, gy), []).append(len(spots))
                 spot = [d.xy[0], d.xy[1], o.t, o.t, set()]
                 spots.append(spot)
             spot[3] = o.t
