@@ -22,7 +22,7 @@ from .observation import CUBE_VALUES, MAX_COUNT
 from .physical import BAR_SLOT, DARK, LIGHT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, Seating, slot_counts
 from .position import Position
 from .record import Double, Drop, Flag, Game, MatchRecord, Move, Provenance, Resign, RulesProfile, Take
-from .scoring import finished, result_value
+from .scoring import BACKGAMMON, GAMMON, SINGLE, finished, likely_resignation, result_value
 from .settle import DiceRead, Settle, settles
 
 BEAM = 4
@@ -835,13 +835,18 @@ class Decoder:
         # The board was reset before the last checker was off: a resignation (or a timeout), by the player
         # on turn (one resigns on one's own turn; a flag falls on the clock that is running)
         loser = best.turn if best.turn is not None else int(best.pos.pips(1) > best.pos.pips(0))
+        value = likely_resignation(best.pos, loser)
+        why = ("a checker of theirs is off" if best.pos.off(loser) else
+               "too far behind to save the gammon" if value == GAMMON else "near enough to save the gammon")
         flag = Flag("resignation_value_unknown", "the game stopped before it was finished: resignation or "
-                    "timeout, and for how much, is not visible on the board", None)
+                    f"timeout, and for how much, is not visible on the board (taken as {RESIGNED[value]}: {why})",
+                    None)
         alts = ["time out: loses the match"]
         if not best.pos.off(loser):  # (with a checker off, no gammon is left to resign)
-            alts[:0] = ["resigns a gammon", "resigns a backgammon"]
-        game.actions.append(Resign(loser, 1, Provenance(time=round(end_t, 2), alternatives=alts, flags=[flag])))
-        game.winner, game.points = 1 - loser, best.cube
+            alts[:0] = [f"resigns {RESIGNED[v]}" for v in (SINGLE, GAMMON, BACKGAMMON) if v != value]
+        game.actions.append(Resign(loser, value, Provenance(time=round(end_t, 2), alternatives=alts,
+                                                            flags=[flag])))
+        game.winner, game.points = 1 - loser, value * best.cube
 
     def _opening_starter(self, settle: Settle, dice: tuple[int, int]) -> int | None:
         """The opening roll: one die in each player's right-hand half; the higher die starts.
@@ -860,6 +865,9 @@ class Decoder:
     def _flag(self, game: int, action: int, t: float, reason: str, message: str, alternatives=None) -> None:
         self.flags.append({"game": game, "action": action, "t": round(t, 2), "reason": reason,
                            "message": message, "alternatives": alternatives or []})
+
+
+RESIGNED = {SINGLE: "a single game", GAMMON: "a gammon", BACKGAMMON: "a backgammon"}
 
 
 def _room(kept: int, best: float, total: float) -> bool:

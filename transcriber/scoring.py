@@ -21,6 +21,25 @@ def result_value(position: Position, winner: int) -> int:
     return GAMMON
 
 
+PIPS_PER_ROLL = 8.17  # the average roll, doubles counted four times
+BEAR_OFF_WASTE = 7  # pips a bear-off loses to rolls bigger than needed, about one roll's worth
+
+
+def likely_resignation(position: Position, loser: int) -> int:
+    """What ``loser`` most likely resigned (the board cannot show it): single once a checker of theirs is
+    off; otherwise a gammon when saving it looks lost, i.e. bringing every checker home and one off takes
+    more rolls than the winner needs to finish (the loser resigns on their own turn, so rolls first).
+    A guess, always flagged for a person to confirm."""
+    if position.off(loser):
+        return SINGLE
+    side = position.sides[loser]
+    home = sum(n * (i + 1 - 6) for i, n in enumerate(side) if i >= 6)  # the bar counts as point 25
+    one_off = min((i + 1 for i in range(6) if side[i]), default=6)
+    save_rolls = -(-(home + one_off) // PIPS_PER_ROLL)
+    finish_rolls = -(-(position.pips(1 - loser) + BEAR_OFF_WASTE) // PIPS_PER_ROLL)
+    return GAMMON if save_rolls > finish_rolls else SINGLE
+
+
 def finished(position: Position, player: int) -> bool:
     return position.off(player) == 15
 

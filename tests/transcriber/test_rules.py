@@ -24,7 +24,7 @@ from transcriber.record import (
     Timeout,
 )
 from transcriber.replay import replay_match
-from transcriber.scoring import BACKGAMMON, GAMMON, SINGLE, gin_win, result_value
+from transcriber.scoring import BACKGAMMON, GAMMON, SINGLE, gin_win, likely_resignation, result_value
 
 from ..conftest import SAMPLES
 
@@ -64,6 +64,18 @@ def test_result_value_from_final_position():
     assert result_value(Position.from_points({}, {6: 14, 20: 1}), 0) == BACKGAMMON  # in winner's home
     assert result_value(Position.from_points({}, {6: 14, 25: 1}), 0) == BACKGAMMON  # on the bar
     assert result_value(Position.from_points({}, {6: 14, 18: 1}), 0) == GAMMON
+
+
+def test_a_resignation_is_guessed_from_the_race_to_save_the_gammon():
+    # A checker off: nothing but a single game is left to resign.
+    assert likely_resignation(Position.from_points({6: 14}, {1: 15}), 0) == SINGLE
+    # All home, the winner with most of a bear-off to go: one roll saves the gammon.
+    assert likely_resignation(Position.from_points({6: 15}, {1: 5, 2: 5, 3: 5}), 0) == SINGLE
+    # Five checkers in the outfield and beyond, the winner two rolls from done: a gammon.
+    assert likely_resignation(Position.from_points({20: 2, 13: 3, 6: 10}, {1: 3, 2: 2}), 0) == GAMMON
+    assert likely_resignation(Position.from_points({1: 3, 2: 2}, {20: 2, 13: 3, 6: 10}), 1) == GAMMON
+    # A checker on the bar counts from the 25 point.
+    assert likely_resignation(Position.from_points({25: 1, 6: 14}, {1: 2}), 0) == GAMMON
 
 
 @pytest.mark.parametrize("ending, value", [("single", 1), ("gammon", 2), ("backgammon", 3)])
