@@ -69,14 +69,10 @@ def _generate(me: Side, op: Side, hi: int, lo: int) -> tuple[tuple[tuple[Side, S
         _search(m, o, (hi,) * 4, 0, 24, [], results, best, True)
     else:
         _search(m, o, (hi, lo), 0, 24, [], results, best, False)
-        hi_first = best[0]
-        if hi_first == 1:  # the larger die alone: the smaller first may still play both
-            by_hi = dict(results)
-            _search(m, o, (lo, hi), 0, 24, [], results, best, False)
-            if best[0] == 1:  # only one die can be played: the larger one must be
-                results = by_hi
-        else:
-            _search(m, o, (lo, hi), 0, 24, [], results, best, False)
+        by_hi = dict(results) if best[0] == 1 else None  # the larger die alone (the smaller first may play both)
+        _search(m, o, (lo, hi), 0, 24, [], results, best, False)
+        if by_hi is not None and best[0] == 1:  # only one die can be played: the larger one must be
+            results = by_hi
     if not results:
         return (((me, op), ()),)
     return tuple(results.items())
