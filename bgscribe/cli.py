@@ -83,13 +83,21 @@ def main(argv: list[str] | None = None) -> int:
     add_train_arguments(p)
     p.set_defaults(func=cmd_train)
 
-    from vision.cli import add_eval_arguments, add_observe_arguments
+    from vision.cli import add_eval_arguments, add_observe_arguments, add_read_arguments
 
     p = sub.add_parser("observe", help="read a board video into per-frame observations (JSON Lines)",
                        description="Find the board, tell quiet frames from moving ones, and read checkers per "
                                    "slot, dice and cube on quiet frames, with probabilities.")
     add_observe_arguments(p)
     p.set_defaults(func=lambda a: _run("vision.cli", "run_observe", a))
+    p = sub.add_parser("read", help="one picture in, the board the camera stage sees in it out",
+                       description="Find the board's playing field in one picture by its structure (or take its "
+                                   "corners from --field), and read checkers per point, the bar, the trays, dice "
+                                   "and cube. Rows are given as the picture shows them turned so that the bar runs "
+                                   "top to bottom, each left to right: '' empty, 'D3' three dark checkers, 'L2' "
+                                   "two light ones. Exit status: 0 read, 1 no board found, 2 unusable input.")
+    add_read_arguments(p)
+    p.set_defaults(func=lambda a: _run("vision.cli", "run_read", a))
     p = sub.add_parser("transcribe", help="footage or observations in, a checked .mat and a flag report out",
                        description="Decode a board video (or its observations, .jsonl) into the legal plays and "
                                    "cube actions that best explain it, validate the match, write the .mat (only if "

@@ -1,4 +1,4 @@
-"""`bgscribe observe` and `bgscribe eval vision`."""
+"""`bgscribe observe`, `bgscribe read` and `bgscribe eval vision`."""
 
 from __future__ import annotations
 
@@ -34,6 +34,39 @@ def run_observe(args) -> int:
     print(f"wrote {args.out}: {stats['frames']} frames ({stats['analysed']} analysed, the rest still), "
           f"{stats['reads']} full board reads, {stats['fps']:.0f} frames/s")
     return 0
+
+
+def add_read_arguments(p) -> None:
+    p.add_argument("image", metavar="IMAGE", help="a picture of a board (JPEG, PNG, ...)")
+    p.add_argument("--field", metavar='"x,y x,y x,y x,y"',
+                   help="the playing field's four corners in picture pixels (any order round the field), "
+                        "when the board is not found by itself or to check a known calibration")
+    p.add_argument("--json", action="store_true", help="print the reading as JSON (the default prints a summary)")
+
+
+def run_read(args) -> int:
+    """Exit status: 0 a board read, 1 no board found, 2 the picture or --field is unusable."""
+    from .still import PictureError, load_picture, parse_field, read_picture, to_json
+
+    try:
+        img = load_picture(args.image)
+        field = parse_field(args.field) if args.field else None
+    except (PictureError, ValueError) as e:
+        print(f"bgscribe read: {e}", file=sys.stderr)
+        return 2
+    out = to_json(read_picture(img, field))
+    if args.json:
+        print(json.dumps(out))
+    elif not out["board_found"]:
+        print(f"{args.image}: no board found (quality {out['quality']:.2f}); give its corners with --field")
+    else:
+        print(f"{args.image}: board found, quality {out['quality']:.2f}, field corners "
+              + " ".join(f"{x:.0f},{y:.0f}" for x, y in out["field"]))
+        print("  top:    " + " ".join(p or "." for p in out["top"]))
+        print("  bottom: " + " ".join(p or "." for p in out["bottom"]))
+        print(f"  bar: {out['bar']}  trays: {out['trays']}  dice: {[d['value'] for d in out['dice']]}  "
+              f"cube: {out['cube']}")
+    return 0 if out["board_found"] else 1
 
 
 def add_eval_arguments(p) -> None:

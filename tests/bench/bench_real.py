@@ -1,0 +1,194 @@
+"""The vision stage on real pictures of real boards (JSON): board finding, checkers, dice.
+
+    python tests/bench/bench_real.py [--real ../shared/data/real] [--negatives 40] [--dice 400] [--only FOLDER]
+
+Reads the pictures from ../shared/data/real (never copied into the project) and our labels of them,
+made by eye, twice (tests/data/real_labels.json). Per folder:
+
+* field: pictures whose playing field is fully in view; corner error (largest of the four, as a share of
+  the field's diagonal); within 1.5 %; found (quality >= 0.5); wrong but sure (found with an error over
+  5 %: a wrong board passed as found). Negatives: real pictures with no board (the dice photos) found
+  as a board.
+* checkers: given the labelled corners, points with the right count (and colour, where labelled), whole
+  boards exactly right; and the same end to end, from the corners the program found.
+* dice: the dice classifier on the CC BY 4.0 Rune55 test split (each die cut out and scaled to the size a
+  die has on a rectified board).
+* speed: board finding per picture scaled to 1280 px wide, one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from vision.fieldfind import find_field  # noqa: E402
+from vision.readers import DIE_CROP, Readers, _softmax, nchw  # noqa: E402
+from vision.still import read_picture, to_json  # noqa: E402
+
+LABELS = Path(os.environ.get("BGSCRIBE_REAL_LABELS", ROOT / "tests" / "data" / "real_labels.json"))
+DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real"
+WRONG = 0.05  # a found field off by more than this share of its diagonal is a wrong board
+DIE_MM, CROP_MM = 16.0, 32.0  # a die's side on the default board, and what the dice crop covers
+
+
+def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """Largest corner distance over the field's diagonal, for the best matching of the corners (either
+    winding, any starting corner: which end is 'top' is the reader's business, not the finder's)."""
+    diag = max(np.linalg.norm(truth[0] - truth[2]), np.linalg.norm(truth[1] - truth[3]))
+    best = np.inf
+    for q in (found, found[::-1]):
+        for k in range(4):
+            best = min(best, float(np.linalg.norm(np.roll(q, k, 0) - truth, axis=1).max()))
+    return best / diag
+
+
+def _counts(row: list[str]) -> list[tuple[str, int]]:
+    return [("", 0) if not p else (p[0], int(p[1:])) for p in row]
+
+
+def point_figures(read: dict, label: dict) -> tuple[int, int, bool]:
+    """(points right, points, whole board right) of a reading against a label. Where the label has
+    colours both must match; rows may be read the other way round (a half turn), the better is taken."""
+    truth = _counts(label["top"]) + _counts(label["bottom"])
+    got = _counts(read["top"]) + _counts(read["bottom"])
+    turned = got[12:][::-1] + got[:12][::-1]  # the picture read half round
+    best = 0
+    for g in (got, turned):
+        right = sum(1 for (tc, tn), (gc, gn) in zip(truth, g)
+                    if tn == gn and (tn == 0 or tc in ("", "?") or tc == gc))
+        best = max(best, right)
+    return best, 24, best == 24
+
+
+def bench_fields(real: Path, labels: dict, only: str | None) -> tuple[dict, dict]:
+    per: dict = defaultdict(lambda: defaultdict(list))
+    ends: dict = {}
+    for rel, lab in sorted(labels.items()):
+        folder = rel.split("/")[0]
+        if only and folder != only:
+            continue
+        path = real / rel
+        if not path.exists() or not lab.get("board") or not lab.get("field_in_view") or "field" not in lab:
+            continue
+        img = cv2.imread(str(path))
+        t0 = time.process_time()
+        fit = find_field(img)
+        per[folder]["s"].append(time.process_time() - t0)
+        err = corner_error(fit.corners, np.array(lab["field"], np.float64))
+        f = per[folder]
+        f["err"].append(err)
+        f["found"].append(fit.found)
+        f["wrong_sure"].append(fit.found and err > WRONG)
+        f["names"].append((Path(rel).name, round(err, 4), round(fit.quality, 2)))
+        if "top" in lab and "bottom" in lab:
+            given = to_json(read_picture(img, np.array(lab["field"], np.float64)))
+            e2e = to_json(read_picture(img)) if fit.found else None
+            ends[rel] = (point_figures(given, lab), point_figures(e2e, lab) if e2e and "top" in e2e else (0, 24, False))
+    out = {}
+    for folder, f in per.items():
+        e = np.array(f["err"])
+        out[folder] = {"pictures": len(e), "within_1.5%": int((e <= 0.015).sum()),
+                       "share_within_1.5%": round(float((e <= 0.015).mean()), 3),
+                       "median_error": round(float(np.median(e)), 4), "found": int(np.sum(f["found"])),
+                       "wrong_but_sure": int(np.sum(f["wrong_sure"])),
+                       "seconds_per_picture": round(float(np.median(f["s"])), 2), "each": f["names"]}
+    return out, ends
+
+
+def bench_negatives(real: Path, n: int) -> dict:
+    files = sorted((real / "dice-rune55" / "test" / "images").glob("*"))[:n]
+    found, q = 0, []
+    for p in files:
+        fit = find_field(cv2.imread(str(p)))
+        found += fit.found
+        q.append(fit.quality)
+    return {"pictures": len(files), "found_as_board": int(found), "max_quality": round(max(q, default=0.0), 3)}
+
+
+def bench_dice(real: Path, n: int) -> dict:
+    readers = Readers(threads=1)
+    m = readers._m["dice"]
+    imgs = sorted((real / "dice-rune55" / "test" / "images").glob("*"))
+    right = not_die = total = cocked = 0
+    for p in imgs:
+        lab = real / "dice-rune55" / "test" / "labels" / (p.stem + ".txt")
+        if not lab.exists():
+            continue
+        img = cv2.imread(str(p))
+        h, w = img.shape[:2]
+        crops, truth = [], []
+        for line in lab.read_text().split("\n"):
+            parts = line.split()
+            if len(parts) != 5:
+                continue
+            c, x, y, bw, bh = int(parts[0]), *map(float, parts[1:])
+            side = max(bw * w, bh * h) * CROP_MM / DIE_MM  # the die fills half the crop, as on the board
+            crop = cv2.getRectSubPix(img, (int(side), int(side)), (x * w, y * h))
+            crops.append(cv2.resize(crop, (DIE_CROP, DIE_CROP), interpolation=cv2.INTER_AREA))
+            truth.append(c + 1)
+        if not crops:
+            continue
+        logits, aux = m.run(nchw(np.stack(crops)))
+        probs = _softmax(logits, m.temperature[0])
+        for k, t in enumerate(truth):
+            total += 1
+            not_die += probs[k, 0] >= 0.5
+            right += int(np.argmax(probs[k, 1:]) + 1 == t and probs[k, 0] < 0.5)
+            cocked += float(1 / (1 + np.exp(-aux[k, 0]))) >= 0.5
+        if total >= n:
+            break
+    return {"dice": total, "values_right": round(right / max(total, 1), 3),
+            "called_not_a_die": round(not_die / max(total, 1), 3),
+            "flat_called_cocked": round(cocked / max(total, 1), 3)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--real", type=Path, default=DEFAULT_REAL, help="the real pictures (default: %(default)s)")
+    ap.add_argument("--negatives", type=int, default=40, help="pictures without a board (default: %(default)s)")
+    ap.add_argument("--dice", type=int, default=400, help="real dice to classify (default: %(default)s)")
+    ap.add_argument("--only", metavar="FOLDER", help="one folder of pictures")
+    args = ap.parse_args()
+    if not args.real.is_dir():
+        print(json.dumps({"benchmark": "real", "skipped": f"no real pictures at {args.real}"}))
+        return
+    if not LABELS.exists():
+        print(json.dumps({"benchmark": "real", "skipped": f"no labels at {LABELS}"}))
+        return
+    labels = json.loads(LABELS.read_text())["pictures"]
+    fields, ends = bench_fields(args.real, labels, args.only)
+    out: dict = {"benchmark": "real", "field": fields}
+    pts = defaultdict(lambda: [0, 0, 0, 0, 0, 0])  # given right, points, boards right, boards, e2e right, e2e boards
+    for rel, ((r, n, whole), (r2, _, whole2)) in ends.items():
+        f = pts[rel.split("/")[0]]
+        f[0] += r
+        f[1] += n
+        f[2] += whole
+        f[3] += 1
+        f[4] += r2
+        f[5] += whole2
+    out["checkers"] = {k: {"boards": v[3], "points_right_given_field": round(v[0] / v[1], 3),
+                           "boards_right_given_field": v[2], "points_right_end_to_end": round(v[4] / v[1], 3),
+                           "boards_right_end_to_end": v[5]} for k, v in pts.items()}
+    if args.negatives and not args.only:
+        out["no_board"] = bench_negatives(args.real, args.negatives)
+    if args.dice and not args.only:
+        out["dice_rune55_test"] = bench_dice(args.real, args.dice)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""`bgscribe read`: one picture in, what the camera stage sees in it out (the JSON other tools rely on).
+
+The playing field is found by its structure (`vision.fieldfind`) or given by hand (``field``: four
+corners in picture pixels, any order round the field); it is mapped onto the default board's field,
+rectified and read by the shipped readers.
+
+Orientation: rows are reported as the picture shows them turned so that the bar runs top to bottom
+(a quarter turn clockwise where the bar runs across the picture), each row left to right; ``field``
+lists the corners TL, TR, BR, BL in that turned view, in the picture's own pixel coordinates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .fieldfind import (
+    _HYPS,
+    FieldFit,
+    _order,
+    _quality,
+    _rectified_lab,
+    find_field,
+    picture_scale,
+    quad_score,
+    robust_score,
+)
+from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
+from .readers import Readers, default_readers
+from .rectify import board_to_rect, rectify
+
+
+class PictureError(ValueError):
+    """A picture that cannot be read at all (not an image, empty, unreadable)."""
+
+
+def load_picture(path: str) -> np.ndarray:
+    import os
+
+    if not os.path.exists(path):
+        raise PictureError(f"{path}: no such file")
+    if os.path.getsize(path) == 0:
+        raise PictureError(f"{path}: empty file")
+    img = cv2.imread(path, cv2.IMREAD_COLOR)
+    if img is None:
+        raise PictureError(f"{path}: not a picture OpenCV can read (JPEG, PNG, BMP, TIFF, WebP)")
+    return img
+
+
+def parse_field(text: str) -> np.ndarray:
+    """'x,y x,y x,y x,y' -> (4, 2) array; ValueError with what is wrong."""
+    parts = text.replace(";", " ").split()
+    if len(parts) != 4:
+        raise ValueError(f"--field needs four corners 'x,y x,y x,y x,y', got {len(parts)}")
+    try:
+        pts = np.array([[float(v) for v in p.split(",")] for p in parts], np.float64)
+    except ValueError:
+        raise ValueError(f"--field corners must be numbers 'x,y': {text!r}") from None
+    if pts.shape != (4, 2):
+        raise ValueError(f"--field corners must be pairs 'x,y': {text!r}")
+    if abs(cv2.contourArea(np.float32(_order(pts)))) < 100:
+        raise ValueError("--field corners enclose no area")
+    return pts
+
+
+def given_field(picture: np.ndarray, corners: np.ndarray) -> FieldFit:
+    """A field given by hand: which way round it lies (the bar between which sides) is judged by the
+    structure, and so is the quality; it is reported found whatever the quality (a person said so)."""
+    q = _order(np.asarray(corners, np.float64))
+    s = min(640 / max(picture.shape[:2]), 1.0)
+    small = cv2.resize(picture, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else picture
+    scale = picture_scale(small)
+    ways = [quad_score(small, np.roll(q, -r, 0) * s, None, scale) for r in range(2)]
+    r = int(np.argmax([w[0] for w in ways]))
+    score = robust_score(_rectified_lab(small, np.roll(q, -r, 0) * s), ways[r][1], scale)
+    bar, length = _HYPS[ways[r][1]]
+    return FieldFit(np.roll(q, -r, 0), _quality(score), bar, length, score, turned=bool(r))
+
+
+def turned_corners(fit: FieldFit) -> np.ndarray:
+    """TL, TR, BR, BL of the field in the view where the bar runs top to bottom (picture pixels)."""
+    q = _order(fit.corners)
+    return np.roll(q, 1, 0) if fit.turned else q
+
+
+@dataclass
+class PictureReading:
+    fit: FieldFit
+    corners: np.ndarray
+    slots: list
+    dice: list
+    cube: object
+
+
+def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
+                 readers: Readers | None = None) -> PictureReading:
+    fit = given_field(picture, field) if field is not None else find_field(picture)
+    corners = turned_corners(fit)
+    if field is None and not fit.found:
+        return PictureReading(fit, corners, [], [], None)
+    geom = BoardGeometry()
+    x0, y0, x1, y1 = geom.field()
+    dst = board_to_rect(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]), geom).astype(np.float32)
+    H = cv2.getPerspectiveTransform(np.float32(corners), dst)
+    rect = rectify(picture, H, geom)
+    slots, dice, cube = (readers or default_readers()).read_board(rect, geom)
+    return PictureReading(fit, corners, slots, dice, cube)
+
+
+def _point(reading) -> str:
+    light, dark = reading.best()
+    if light and light >= dark:
+        return f"L{light}"
+    if dark:
+        return f"D{dark}"
+    return ""
+
+
+def to_json(r: PictureReading) -> dict:
+    """The `bgscribe read` JSON (issue "Real boards I")."""
+    fit = r.fit
+    found = bool(fit.found or r.slots)
+    out = {"board_found": found, "quality": round(fit.quality, 3),
+           "field": [[round(float(x), 1), round(float(y), 1)] for x, y in r.corners],
+           "profile": {"bar_frac": round(fit.bar_frac, 3), "point_len": round(fit.point_len, 3),
+                       "bar": "up-down" if not fit.turned else "across"}}
+    if not r.slots:
+        return out
+    s = r.slots
+    out["top"] = [_point(s[k]) for k in range(12, 24)]  # slots 12..23 run left to right along the top
+    out["bottom"] = [_point(s[k]) for k in range(11, -1, -1)]  # 11..0 left to right along the bottom
+    bl, bd = s[BAR_SLOT].best()
+    out["bar"] = {"light": int(bl), "dark": int(bd)}
+    tl = sum(s[k].best()[0] for k in (TRAY_TOP, TRAY_BOTTOM))
+    td = sum(s[k].best()[1] for k in (TRAY_TOP, TRAY_BOTTOM))
+    out["trays"] = {"light": int(tl), "dark": int(td)}
+    out["dice"] = [{"value": d.value, "p": round(float(d.values.max()), 3), "cocked": bool(d.cocked >= 0.5)}
+                   for d in r.dice]
+    if r.cube is None:
+        out["cube"] = {"value": None, "where": "none"}
+    else:
+        where = r.cube.where
+        out["cube"] = {"value": int(r.cube.value) if where != "off" else None,
+                       "where": "off" if where == "off" else "bar"}
+    return out
