@@ -22,6 +22,7 @@ picture's own pixels.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -32,7 +33,7 @@ RIM = 10  # px of the rectified picture kept around the field: the board's frame
 BAR_FRACS = np.linspace(0.0, 0.16, 9)  # the bar's share of the field's width, searched
 POINT_LENGTHS = (0.34, 0.40, 0.46, 0.52)  # a point's length, share of the field's height
 NOISE_FLOOR = 3 * 6.0 ** 2  # Lab variance per pixel that counts as no structure
-MIN_AREA = 0.04  # a candidate covers at least this share of the picture
+MIN_AREA = 0.08  # a field covers at least this share of the picture (a board camera's fills most of it)
 
 
 @dataclass
@@ -103,6 +104,13 @@ def _gram(t: np.ndarray) -> np.ndarray:
 _TTT = np.concatenate([_gram(_T), _gram(_TN)])
 
 
+@lru_cache(maxsize=64)
+def _design(both: tuple[int, ...]) -> np.ndarray:
+    """The templates of these hypotheses (and their nulls) side by side, contiguous: (pixels, n * N_REG)."""
+    rows = (np.array(both)[:, None] * N_REG + np.arange(N_REG)).ravel()
+    return np.ascontiguousarray(_T_FLAT_T[:, rows])
+
+
 def _rectified_lab(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
     dst = np.float32([[0, 0], [RECT_W, 0], [RECT_W, RECT_H], [0, RECT_H]]) + RIM
     H = cv2.getPerspectiveTransform(np.float32(quad), dst)
@@ -131,8 +139,7 @@ def structure_score(lab: np.ndarray, hyps: np.ndarray | None = None, scale: floa
     if total < 1e-6:
         return 0.0, int(hyps[0])
     both = np.concatenate([hyps, hyps + len(_HYPS)])
-    rows = (both[:, None] * N_REG + np.arange(N_REG)).ravel()
-    tf = (np.ascontiguousarray(f.T) @ _T_FLAT_T[:, rows]).T.reshape(len(both), N_REG, 3).astype(np.float64)
+    tf = (np.ascontiguousarray(f.T) @ _design(tuple(both))).T.reshape(len(both), N_REG, 3).astype(np.float64)
     xtf = np.concatenate([np.zeros((len(both), 1, 3)), tf], 1)  # the intercept column sums to 0 (f centred)
     beta = np.linalg.solve(_TTT[both], xtf)
     per_px = total / len(f) if scale is None else scale
@@ -163,7 +170,7 @@ def robust_score(lab: np.ndarray, hyp: int, scale: float) -> float:
             mean = (w[:, None] * f).sum(0) / w.sum()
             total = float((w[:, None] * (f - mean) ** 2).sum())
             resid = float((w[:, None] * res * res).sum())
-            gain = (total - resid) / (float(w.sum()) * (scale + NOISE_FLOOR))
+            gain = (total - resid) / (len(f) * (scale + NOISE_FLOOR))
             w = w_new
         out.append(gain)
     return out[0] - out[1]
@@ -288,11 +295,11 @@ def _area(q: np.ndarray) -> float:
     return float(abs(cv2.contourArea(np.float32(q))))
 
 
-def _plausible(q: np.ndarray, area0: float) -> bool:
-    """A field seen by a camera: convex, no corner sharper than 45 degrees or blunter than 135, and (while
-    polishing) about the size it started at."""
+def _plausible(q: np.ndarray, area0: float, min_area: float = 0.0) -> bool:
+    """A field seen by a camera: convex, no corner sharper than 45 degrees or blunter than 135, not too small
+    a part of the picture (``min_area`` px), and (while polishing) about the size it started at."""
     a = _area(q)
-    if not 0.6 * area0 <= a <= 1.6 * area0:
+    if not max(0.6 * area0, min_area) <= a <= 1.6 * area0:
         return False
     cross = []
     for k in range(4):
@@ -313,22 +320,53 @@ def _sub_quad(q: np.ndarray, u0: float, u1: float, v0: float, v1: float) -> np.n
 
 def extent_search(img: np.ndarray, q: np.ndarray, scale: float) -> tuple[np.ndarray, float, int]:
     """A candidate outline is often the board's frame, or a field with its trays: search the field's extent
-    inside (and a little beyond) it, across then along, on a grid finer than half a point."""
+    inside (and a little beyond) it, across then along then across again, on a coarse grid and then a
+    finer one round the best (finer than half a point)."""
     best_s, best_h = quad_score(img, q, _COARSE, scale)
-    best = (0.0, 1.0, 0.0, 1.0)
+    best = [0.0, 1.0, 0.0, 1.0]
+    min_area = MIN_AREA * img.shape[0] * img.shape[1]
     for axis in (0, 1, 0):
-        if True:
-            lo = np.arange(-0.06, 0.25, 0.025)
-            for a in lo:
-                for b in 1.0 - lo:
-                    if b - a < 0.5:
-                        continue
-                    e = (a, b, best[2], best[3]) if axis == 0 else (best[0], best[1], a, b)
-                    s, h = quad_score(img, _sub_quad(q, *e), _COARSE, scale)
-                    if s > best_s:
-                        best_s, best_h, best_e = s, h, e
-            best = best_e if "best_e" in locals() else best
+        i = 2 * axis
+        # both sides moved alike too: an outline a point or two aside fits nearly as well as the field (the
+        # points alternate the other way round) until the rim and the bar are in the right place
+        grids = [(np.arange(-0.12, 0.25, 0.04), np.arange(-0.12, 0.25, 0.04))]
+        for step in (0.04, 0.0125):
+            if step < 0.04:  # round the best so far
+                grids = [(best[i] + np.arange(-2, 3) * step, (1.0 - best[i + 1]) + np.arange(-2, 3) * step)]
+            for lo_a, lo_b in grids:
+                for a in lo_a:
+                    for b in 1.0 - lo_b:
+                        if b - a < 0.5:
+                            continue
+                        e = list(best)
+                        e[i], e[i + 1] = a, b
+                        sub = _sub_quad(q, *e)
+                        if _area(sub) < min_area:
+                            continue
+                        s, h = quad_score(img, sub, _COARSE, scale)
+                        if s > best_s:
+                            best_s, best_h, best = s, h, e
     return _sub_quad(q, *best), best_s, best_h
+
+
+def centre_on_bar(img: np.ndarray, q: np.ndarray, bar_frac: float) -> np.ndarray:
+    """Move the field across so that its bar lies in the middle. The layout fits nearly as well a point
+    aside (the points alternate the other way round; a stack along the edge traded for the tray beside
+    it); the bar does not move: it is the strip without point edges, the quietest one across the field."""
+    W, H = 2 * RECT_W, 2 * RECT_H
+    dst = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
+    rect = cv2.warpPerspective(img, cv2.getPerspectiveTransform(np.float32(q), dst), (W, H),
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lum = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
+    gx = np.abs(cv2.Sobel(lum, cv2.CV_32F, 1, 0, ksize=3))
+    # along the points only (between their tips the field is as quiet as the bar)
+    energy = np.concatenate([gx[H // 20:H * 7 // 20], gx[H * 13 // 20:H * 19 // 20]]).mean(0)
+    bw = max(int(round(bar_frac * W)), 3)
+    smooth = np.convolve(energy, np.ones(bw) / bw, mode="same")
+    lo, hi = int(0.35 * W), int(0.65 * W)
+    centre = lo + int(np.argmin(smooth[lo:hi]))
+    d = (centre - W / 2) / W
+    return _sub_quad(q, d, 1 + d, 0.0, 1.0)
 
 
 def polish(img: np.ndarray, quad: np.ndarray, hyp: int, scale: float,
@@ -338,6 +376,7 @@ def polish(img: np.ndarray, quad: np.ndarray, hyp: int, scale: float,
     diag = float(np.hypot(*img.shape[:2]))
     q = np.array(quad, np.float64)
     area0 = _area(q)
+    min_area = MIN_AREA * img.shape[0] * img.shape[1]
     best = robust_score(_rectified_lab(img, q), hyp, scale)
     for step in steps:
         d = step * diag
@@ -348,7 +387,7 @@ def polish(img: np.ndarray, quad: np.ndarray, hyp: int, scale: float,
                     for sign in (1, -1):
                         t = q.copy()
                         t[i, j] += sign * d
-                        if not _plausible(t, area0):
+                        if not _plausible(t, area0, min_area):
                             continue
                         s = robust_score(_rectified_lab(img, t), hyp, scale)
                         if s > best:
@@ -384,6 +423,9 @@ def find_field(picture: np.ndarray) -> FieldFit:
         if best is None or sc > best[0]:
             best = (sc, hyp, r, q)
     sc, hyp, r, q = best
+    centred = centre_on_bar(img, q, _HYPS[hyp][0])  # kept only where the layout agrees
+    if robust_score(_rectified_lab(img, centred), hyp, scale) > robust_score(_rectified_lab(img, q), hyp, scale):
+        q = centred
     q, robust = polish(img, q, hyp, scale)
     _, hyp = quad_score(img, q, None, scale)  # the shape, at the final fit
     bar, length = _HYPS[hyp]

@@ -1,0 +1,194 @@
+"""Finding the playing field by the board's structure, and `bgscribe read` on one picture.
+
+Rendered boards (truth known exactly), pictures with no board, a wrong-board guard, a picture turned a
+quarter round, corners given by hand, bad input; and, where ../shared/data/real is present, real photos
+against our labels of them (tests/data/real_labels.json).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.bench.bench_real import DEFAULT_REAL, LABELS, corner_error, point_figures
+from vision.fieldfind import _rectified_lab, find_field, picture_scale, robust_score, structure_score
+from vision.still import load_picture, parse_field, read_picture, to_json
+from vision.synth.rig import Rig
+from vision.synth.stills import random_positions, random_scene
+from vision.train.corners import EVAL_SEED0, HELD_OUT_SCHEMES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def rendered(seed: int, profile: str = "standard"):
+    """A rendered board (held-out looks, seeds never trained on) and its field's true corners."""
+    rng = np.random.default_rng(seed)
+    rig = Rig.build(profile, EVAL_SEED0 + 900 + seed, (1280, 720), schemes=HELD_OUT_SCHEMES)
+    scene = random_scene(rng, rig, random_positions(rng, 1)[0]).with_(hands=())
+    lit, _ = rig.camera_image(scene)
+    x0, y0, x1, y1 = rig.geom.field()
+    truth = rig.to_image([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], scene.shift)
+    return rig.sensor.expose(lit, 1.0, 0), truth, rig, scene
+
+
+@pytest.fixture(scope="module")
+def boards():
+    return [rendered(s) for s in range(3)]
+
+
+def test_rendered_fields_found(boards):
+    """Boards of held-out looks under the standard camera: found, every corner within 5 % of the field's
+    diagonal (real pictures: see tests/bench/bench_real.py)."""
+    errors = []
+    for frame, truth, _, _ in boards:
+        fit = find_field(frame)
+        assert fit.found, fit.quality
+        errors.append(corner_error(fit.corners, truth))
+    assert max(errors) < 0.05 and np.median(errors) < 0.03, errors
+
+
+def test_turned_picture_found_turned(boards):
+    """The bar running across the picture (a camera turned a quarter round): found, and said so."""
+    frame, truth, _, _ = boards[0]
+    turned = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)
+    h = frame.shape[0]
+    truth_t = np.stack([h - 1 - truth[:, 1], truth[:, 0]], 1)  # (x, y) -> (h-1-y, x)
+    fit = find_field(turned)
+    assert fit.found and fit.turned
+    assert corner_error(fit.corners, truth_t) < 0.05
+
+
+def test_structure_guards_against_wrong_fields(boards):
+    """The score is what makes the quality honest: the true field scores well above the same outline shifted
+    by a point, either half of the board taken for the whole, and the field turned the wrong way round."""
+    frame, truth, _, _ = boards[1]
+    scale = picture_scale(frame)
+    good, _ = structure_score(_rectified_lab(frame, truth), None, scale)
+    width = truth[1] - truth[0]
+    half = np.array([truth[0], (truth[0] + truth[1]) / 2, (truth[3] + truth[2]) / 2, truth[3]])
+    wrongs = {"shifted half a point": truth + width / 26, "left half": half,
+              "turned": np.roll(truth, 1, 0)}
+    for name, q in wrongs.items():
+        bad, _ = structure_score(_rectified_lab(frame, q), None, scale)
+        assert bad < 0.5 * good, (name, bad, good)
+
+
+def test_no_board_is_not_found():
+    rng = np.random.default_rng(3)
+    pictures = {
+        "noise": rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8),
+        "blank table": np.full((720, 1280, 3), (60, 90, 130), np.uint8),
+        "chess board": np.kron((np.indices((8, 8)).sum(0) % 2) * 200 + 30, np.ones((80, 80)))[..., None]
+        .repeat(3, 2).astype(np.uint8),
+        "stripes": np.tile(((np.arange(1280) // 40) % 2 * 180 + 40).astype(np.uint8)[None, :, None], (720, 1, 3)),
+    }
+    for name, pic in pictures.items():
+        fit = find_field(pic)
+        assert not fit.found, (name, fit.quality, fit.corners)
+
+
+def test_read_given_field_matches_rendered_truth(boards):
+    """Corners by hand (--field): the readers see the rendered board's points as they are."""
+    frame, truth, rig, scene = boards[2]
+    r = read_picture(frame, truth)
+    out = to_json(r)
+    assert out["board_found"]
+    counts = scene.counts  # physical slots: (light, dark) per slot
+    want_top = [_label(*counts[k]) for k in range(12, 24)]
+    want_bottom = [_label(*counts[k]) for k in range(11, -1, -1)]
+    right = sum(a == b for a, b in zip(out["top"] + out["bottom"], want_top + want_bottom))
+    assert right >= 23, (out["top"], want_top, out["bottom"], want_bottom)
+
+
+def _label(light: int, dark: int) -> str:
+    return f"L{light}" if light else f"D{dark}" if dark else ""
+
+
+def test_parse_field_errors():
+    assert parse_field("1,2 3,4 5,60 7,80").shape == (4, 2)
+    for bad in ("1,2 3,4", "a,b c,d e,f g,h", "1,2,3 4,5 6,7 8,9", "0,0 0,0 0,0 0,0"):
+        with pytest.raises(ValueError):
+            parse_field(bad)
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "bgscribe", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, timeout=300)
+
+
+def test_read_cli_bad_input(tmp_path):
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a picture")
+    for path, words in ((empty, "empty file"), (text, "not a picture"), (tmp_path / "missing.png", "no such file")):
+        p = _cli("read", str(path), "--json")
+        assert p.returncode == 2, p.stderr
+        assert words in p.stderr and "Traceback" not in p.stderr
+
+
+def test_read_cli_no_board_and_board(tmp_path, boards):
+    blank = tmp_path / "table.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), (50, 80, 120), np.uint8))
+    p = _cli("read", str(blank), "--json")
+    assert p.returncode == 1, p.stderr
+    out = json.loads(p.stdout)
+    assert out["board_found"] is False and "Traceback" not in p.stderr
+    frame, truth, _, _ = boards[0]
+    pic = tmp_path / "board.jpg"
+    cv2.imwrite(str(pic), frame)
+    field = " ".join(f"{x:.1f},{y:.1f}" for x, y in truth)
+    p = _cli("read", str(pic), "--field", field, "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert set(out) >= {"board_found", "quality", "field", "profile", "top", "bottom", "bar", "trays", "dice", "cube"}
+    assert len(out["top"]) == 12 and len(out["bottom"]) == 12 and len(out["field"]) == 4
+    assert corner_error(np.array(out["field"]), truth) < 0.001
+
+
+# ---------------------------------------------------------------------- real pictures (skipped without them)
+
+real = pytest.mark.skipif(not DEFAULT_REAL.is_dir() or not LABELS.exists(),
+                          reason=f"real pictures not at {DEFAULT_REAL} (they are never copied into the project)")
+
+
+@real
+def test_real_checkers_given_field():
+    """Given our labelled corners, the shipped readers count real checkers on real boards (jvitors' five
+    phone photos of five boards: 117 of 120 points when this test was written)."""
+    labels = json.loads(LABELS.read_text())["pictures"]
+    right = total = 0
+    for rel, lab in labels.items():
+        if not rel.startswith("photos-jvitors23/") or "top" not in lab:
+            continue
+        img = load_picture(str(DEFAULT_REAL / rel))
+        r, n, _ = point_figures(to_json(read_picture(img, np.array(lab["field"], np.float64))), lab)
+        right, total = right + r, total + n
+    assert total >= 100
+    assert right / total >= 0.95, (right, total)
+
+
+@real
+def test_real_no_board_pictures_not_found():
+    """Real photos of dice on tables, no board: none comes out as a board."""
+    files = sorted((DEFAULT_REAL / "dice-rune55" / "test" / "images").glob("*"))[:8]
+    for p in files:
+        fit = find_field(cv2.imread(str(p)))
+        assert not fit.found, (p.name, fit.quality)
+
+
+def test_robust_score_ignores_clutter(boards):
+    """Checkers and hands over the field lower the plain fit; the robust one follows the points."""
+    frame, truth, _, _ = boards[0]
+    scale = picture_scale(frame)
+    lab = _rectified_lab(frame, truth)
+    clean = robust_score(lab, 7, scale)
+    cluttered = lab.copy()
+    cluttered[20:60, 30:80] = (250, 128, 128)  # a white patch over a fifth of a half
+    assert robust_score(cluttered, 7, scale) > 0.7 * clean
