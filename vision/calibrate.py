@@ -29,6 +29,22 @@ class Calibration:
     corners: np.ndarray  # (4, 2) image pixels: TL, TR, BR, BL
     quality: float  # 0..1
     refined: bool = False
+    field: np.ndarray | None = None  # the playing field's corners, where the board was found by them
+    confirmed: bool = False  # given or confirmed by a person: kept
+
+    @classmethod
+    def from_field(cls, field: np.ndarray, quality: float, geom=None, confirmed: bool = False) -> Calibration:
+        """The calibration a playing field's corners give (TL, TR, BR, BL with the bar running top to bottom):
+        the outer corners that the default board's geometry puts round that field, in picture pixels."""
+        from .geometry import BoardGeometry
+
+        g = geom or BoardGeometry()
+        x0, y0, x1, y1 = g.field()
+        src = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        H = cv2.getPerspectiveTransform(src, np.float32(field))
+        outer = cv2.perspectiveTransform(np.float32(g.corners())[None], H)[0]
+        return cls(outer.astype(np.float64), quality, refined=True, field=np.asarray(field, np.float64),
+                   confirmed=confirmed)
 
     @property
     def ok(self) -> bool:
@@ -159,21 +175,32 @@ def _edge_line(gx, gy, a, b, lo, hi, search, samples, w, h):
     return np.array([x0, y0]), np.array([vx, vy]), quality
 
 
-class Tracker:
-    """Keeps a calibration across frames: cheap edge checks, the network when needed."""
+STRUCTURE_EVERY = 50  # analysed frames between two searches by the board's structure (seconds each)
 
-    def __init__(self, locator: BoardLocator, recheck_every: int = 30):
+
+class Tracker:
+    """Keeps a calibration across frames: cheap edge checks, the network when needed, and where the network
+    finds no board (a real board unlike our renders) the board's structure (`vision.fieldfind`). A
+    ``confirmed`` calibration (corners given by a person) is kept."""
+
+    def __init__(self, locator: BoardLocator, recheck_every: int = 30, confirmed: Calibration | None = None):
         self.locator = locator
-        self.current: Calibration | None = None
+        self.current: Calibration | None = confirmed
         self.recheck_every = recheck_every
         self.since = 0
         self.relocations = 0
+        self._structure_wait = 0
 
     def update(self, frame: np.ndarray, quiet: bool) -> Calibration | None:
         """Call on analysed frames; ``quiet`` frames are where the board's edges can be trusted."""
         self.since += 1
         if self.current is None:
             return self._relocate(frame)
+        if self.current.field is not None:
+            # Found or given by the field's structure: kept as it is. Following bumps by the structure was
+            # tried and drifts (its optimum wanders a few pixels from the field's edges; see fieldfind), and
+            # edge refinement needs the outer outline of our own board, which a real board does not have.
+            return self.current
         if quiet and self.since >= self.recheck_every:
             self.since = 0
             refined, q = refine(as_bgr(frame), self.current.corners)
@@ -185,9 +212,19 @@ class Tracker:
         return self.current
 
     def _relocate(self, frame: np.ndarray) -> Calibration | None:
-        cal = self.locator.locate(as_bgr(frame))
+        bgr = as_bgr(frame)
+        cal = self.locator.locate(bgr)
         self.relocations += 1
         self.since = 0
+        if not cal.ok:
+            self._structure_wait -= 1
+            if self._structure_wait <= 0:  # slow: not on every frame of footage without a board
+                self._structure_wait = STRUCTURE_EVERY
+                from .fieldfind import find_field, turned_corners
+
+                fit = find_field(bgr)
+                if fit.found:
+                    cal = Calibration.from_field(turned_corners(fit), fit.quality)
         if cal.ok or self.current is None:
             self.current = cal
         return self.current

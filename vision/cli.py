@@ -17,6 +17,10 @@ def add_observe_arguments(p) -> None:
                    help="what earlier footage of this board taught (its checker colours, which end its trays "
                         "are at): read first if the file exists, updated after. Give one file per board when "
                         "its footage comes in pieces, as the server does")
+    p.add_argument("--field", metavar='"x,y x,y x,y x,y"',
+                   help="the playing field's corners in the picture (TL, TR, BR, BL as seen with the bar running "
+                        "top to bottom; see 'bgscribe read'): a calibration confirmed by a person, kept and "
+                        "followed through small bumps, instead of finding the board")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -26,7 +30,13 @@ def run_observe(args) -> int:
     if args.every < 1:
         raise SystemExit("bgscribe observe: --every must be at least 1")
     try:
-        stats = observe_video(args.video, args.out, ObserveOptions(read_every_s=args.read_every, every=args.every),
+        field = None
+        if args.field:
+            from .still import parse_field
+
+            field = tuple(map(tuple, parse_field(args.field).tolist()))
+        opts = ObserveOptions(read_every_s=args.read_every, every=args.every, field=field)
+        stats = observe_video(args.video, args.out, opts,
                               progress=not args.quiet, board_state=args.board_state)
     except (ValueError, FileNotFoundError) as e:
         print(f"bgscribe observe: {e}", file=sys.stderr)

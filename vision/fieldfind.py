@@ -189,7 +189,7 @@ def quad_score(img: np.ndarray, quad: np.ndarray, hyps: np.ndarray | None = None
 # ---------------------------------------------------------------------- candidates
 
 
-def _order(quad: np.ndarray) -> np.ndarray:
+def order_corners(quad: np.ndarray) -> np.ndarray:
     """Four points in clockwise order starting top-left (picture coordinates, y down)."""
     c = quad.mean(0)
     ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
@@ -207,12 +207,12 @@ def _quad_of(contour: np.ndarray, area_min: float) -> np.ndarray | None:
     for eps in (0.02, 0.04, 0.06, 0.09):
         ap = cv2.approxPolyDP(hull, eps * peri, True)
         if len(ap) == 4:
-            return _order(ap.reshape(4, 2).astype(np.float64))
+            return order_corners(ap.reshape(4, 2).astype(np.float64))
         if len(ap) < 4:
             break
     # not four sides: the best-fitting rotated rectangle still gives a start
     box = cv2.boxPoints(cv2.minAreaRect(hull))
-    return _order(box.astype(np.float64))
+    return order_corners(box.astype(np.float64))
 
 
 def candidates(img: np.ndarray) -> list[np.ndarray]:
@@ -437,3 +437,24 @@ def _quality(score: float) -> float:
     """The robust structure score as a quality: pictures without a board score under about 0.05, real
     fields 0.15-0.6."""
     return float(np.clip((score - 0.05) / 0.15, 0.0, 1.0))
+
+
+def given_field(picture: np.ndarray, corners: np.ndarray) -> FieldFit:
+    """A field given by hand: which way round it lies (the bar between which sides) is judged by the
+    structure, and so is the quality; it is reported found whatever the quality (a person said so)."""
+    q = order_corners(np.asarray(corners, np.float64))
+    s = min(WORK_W / max(picture.shape[:2]), 1.0)
+    small = cv2.resize(picture, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else picture
+    scale = picture_scale(small)
+    ways = [quad_score(small, np.roll(q, -r, 0) * s, None, scale) for r in range(2)]
+    r = int(np.argmax([w[0] for w in ways]))
+    score = robust_score(_rectified_lab(small, np.roll(q, -r, 0) * s), ways[r][1], scale)
+    bar, length = _HYPS[ways[r][1]]
+    return FieldFit(np.roll(q, -r, 0), _quality(score), bar, length, score, turned=bool(r))
+
+
+def turned_corners(fit: FieldFit) -> np.ndarray:
+    """TL, TR, BR, BL of the field in the view where the bar runs top to bottom (picture pixels)."""
+    q = order_corners(fit.corners)
+    return np.roll(q, 1, 0) if fit.turned else q
+

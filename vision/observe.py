@@ -43,6 +43,7 @@ class ObserveOptions:
     read_every_s: float = 1.0  # re-read a long quiet spell this often
     every: int = 1  # analyse every n-th frame
     skip_still: bool = True  # leave still stretches between identical keyframes undecoded (vision/decoding.py)
+    field: tuple | None = None  # the playing field's corners given by hand (TL, TR, BR, BL, bar up and down)
 
 
 def tray_side_margin(rect: np.ndarray) -> float:
@@ -93,7 +94,9 @@ class Observer:
         tell the tray end by the checkers (None with a ``reader`` of one's own: the picture alone decides)."""
         self.opts = options or ObserveOptions()
         self.fps = fps
-        self.tracker = Tracker(locator or BoardLocator())
+        given = Calibration.from_field(np.array(self.opts.field, np.float64), 1.0, confirmed=True) \
+            if self.opts.field is not None else None
+        self.tracker = Tracker(locator or BoardLocator(), confirmed=given)
         self.motion = MotionMeter()
         self.quiet = QuietDetector(self.opts.quiet_hold_s)
         if reader is None:
@@ -131,6 +134,9 @@ class Observer:
         sure it decides, re-checked every `TRAY_CHECK_EVERY` reads (a board turned round between matches)."""
         g = BoardGeometry()  # the outer rectangle (and so the rectified picture) is the same either way
         rect = rectify(frame, homography(cal.corners, g), g)
+        if cal.field is not None:  # the outline was put round the field with the trays at the right
+            self.geom = g
+            return rect, g
         self._tray_vote = 0.95 * self._tray_vote + tray_side_margin(rect)
         if self.slot_reader is not None and (abs(self._tray_counts) < TRAY_SURE
                                              or self._reads % TRAY_CHECK_EVERY == 0):

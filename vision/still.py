@@ -16,17 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .fieldfind import (
-    _HYPS,
-    FieldFit,
-    _order,
-    _quality,
-    _rectified_lab,
-    find_field,
-    picture_scale,
-    quad_score,
-    robust_score,
-)
+from .fieldfind import FieldFit, find_field, given_field, order_corners, turned_corners
 from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .readers import Readers, default_readers
 from .rectify import board_to_rect, rectify
@@ -60,29 +50,9 @@ def parse_field(text: str) -> np.ndarray:
         raise ValueError(f"--field corners must be numbers 'x,y': {text!r}") from None
     if pts.shape != (4, 2):
         raise ValueError(f"--field corners must be pairs 'x,y': {text!r}")
-    if abs(cv2.contourArea(np.float32(_order(pts)))) < 100:
+    if abs(cv2.contourArea(np.float32(order_corners(pts)))) < 100:
         raise ValueError("--field corners enclose no area")
     return pts
-
-
-def given_field(picture: np.ndarray, corners: np.ndarray) -> FieldFit:
-    """A field given by hand: which way round it lies (the bar between which sides) is judged by the
-    structure, and so is the quality; it is reported found whatever the quality (a person said so)."""
-    q = _order(np.asarray(corners, np.float64))
-    s = min(640 / max(picture.shape[:2]), 1.0)
-    small = cv2.resize(picture, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else picture
-    scale = picture_scale(small)
-    ways = [quad_score(small, np.roll(q, -r, 0) * s, None, scale) for r in range(2)]
-    r = int(np.argmax([w[0] for w in ways]))
-    score = robust_score(_rectified_lab(small, np.roll(q, -r, 0) * s), ways[r][1], scale)
-    bar, length = _HYPS[ways[r][1]]
-    return FieldFit(np.roll(q, -r, 0), _quality(score), bar, length, score, turned=bool(r))
-
-
-def turned_corners(fit: FieldFit) -> np.ndarray:
-    """TL, TR, BR, BL of the field in the view where the bar runs top to bottom (picture pixels)."""
-    q = _order(fit.corners)
-    return np.roll(q, 1, 0) if fit.turned else q
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The vision stage on real pictures of real boards (JSON): board finding, checkers, dice.
 
     python tests/bench/bench_real.py [--real ../shared/data/real] [--negatives 40] [--dice 400] [--only FOLDER]
+                                     [--per-folder 16]
 
 Reads the pictures from ../shared/data/real (never copied into the project) and our labels of them,
 made by eye, twice (tests/data/real_labels.json). Per folder:
@@ -59,29 +60,43 @@ def _counts(row: list[str]) -> list[tuple[str, int]]:
     return [("", 0) if not p else (p[0], int(p[1:])) for p in row]
 
 
-def point_figures(read: dict, label: dict) -> tuple[int, int, bool]:
+def point_figures(read: dict, label: dict, colour: bool = True) -> tuple[int, int, bool]:
     """(points right, points, whole board right) of a reading against a label. Where the label has
-    colours both must match; rows may be read the other way round (a half turn), the better is taken."""
+    colours (and ``colour``) both must match; rows may be read the other way round (a half turn), the
+    better is taken."""
     truth = _counts(label["top"]) + _counts(label["bottom"])
     got = _counts(read["top"]) + _counts(read["bottom"])
     turned = got[12:][::-1] + got[:12][::-1]  # the picture read half round
     best = 0
     for g in (got, turned):
         right = sum(1 for (tc, tn), (gc, gn) in zip(truth, g)
-                    if tn == gn and (tn == 0 or tc in ("", "?") or tc == gc))
+                    if tn == gn and (tn == 0 or not colour or tc in ("", "?") or tc == gc))
         best = max(best, right)
     return best, 24, best == 24
 
 
-def bench_fields(real: Path, labels: dict, only: str | None) -> tuple[dict, dict]:
-    per: dict = defaultdict(lambda: defaultdict(list))
-    ends: dict = {}
+def measured(labels: dict, only: str | None, per_folder: int) -> list[tuple[str, dict]]:
+    """The labelled pictures with their field in view, at most ``per_folder`` of a folder (evenly spread:
+    a sequence's frames share one camera)."""
+    by: dict = defaultdict(list)
     for rel, lab in sorted(labels.items()):
         folder = rel.split("/")[0]
-        if only and folder != only:
-            continue
+        if (not only or folder == only) and lab.get("board") and lab.get("field_in_view") and "field" in lab:
+            by[folder].append((rel, lab))
+    out = []
+    for items in by.values():
+        idx = np.unique(np.linspace(0, len(items) - 1, min(per_folder, len(items))).round().astype(int))
+        out += [items[i] for i in idx]
+    return out
+
+
+def bench_fields(real: Path, labels: dict, only: str | None, per_folder: int) -> tuple[dict, dict]:
+    per: dict = defaultdict(lambda: defaultdict(list))
+    ends: dict = {}
+    for rel, lab in measured(labels, only, per_folder):
+        folder = rel.split("/")[0]
         path = real / rel
-        if not path.exists() or not lab.get("board") or not lab.get("field_in_view") or "field" not in lab:
+        if not path.exists():
             continue
         img = cv2.imread(str(path))
         t0 = time.process_time()
@@ -96,7 +111,8 @@ def bench_fields(real: Path, labels: dict, only: str | None) -> tuple[dict, dict
         if "top" in lab and "bottom" in lab:
             given = to_json(read_picture(img, np.array(lab["field"], np.float64)))
             e2e = to_json(read_picture(img)) if fit.found else None
-            ends[rel] = (point_figures(given, lab), point_figures(e2e, lab) if e2e and "top" in e2e else (0, 24, False))
+            ends[rel] = (point_figures(given, lab), point_figures(e2e, lab) if e2e and "top" in e2e else (0, 24, False),
+                         point_figures(given, lab, colour=False))
     out = {}
     for folder, f in per.items():
         e = np.array(f["err"])
@@ -161,6 +177,8 @@ def main() -> None:
     ap.add_argument("--negatives", type=int, default=40, help="pictures without a board (default: %(default)s)")
     ap.add_argument("--dice", type=int, default=400, help="real dice to classify (default: %(default)s)")
     ap.add_argument("--only", metavar="FOLDER", help="one folder of pictures")
+    ap.add_argument("--per-folder", type=int, default=16, help="at most this many pictures of a folder, evenly "
+                    "spread (default: %(default)s)")
     args = ap.parse_args()
     if not args.real.is_dir():
         print(json.dumps({"benchmark": "real", "skipped": f"no real pictures at {args.real}"}))
@@ -169,11 +187,13 @@ def main() -> None:
         print(json.dumps({"benchmark": "real", "skipped": f"no labels at {LABELS}"}))
         return
     labels = json.loads(LABELS.read_text())["pictures"]
-    fields, ends = bench_fields(args.real, labels, args.only)
+    fields, ends = bench_fields(args.real, labels, args.only, args.per_folder)
     out: dict = {"benchmark": "real", "field": fields}
-    pts = defaultdict(lambda: [0, 0, 0, 0, 0, 0])  # given right, points, boards right, boards, e2e right, e2e boards
-    for rel, ((r, n, whole), (r2, _, whole2)) in ends.items():
+    # given right, points, boards right, boards, e2e right, e2e boards, counts right (colour aside)
+    pts = defaultdict(lambda: [0, 0, 0, 0, 0, 0, 0])
+    for rel, ((r, n, whole), (r2, _, whole2), (r3, _, _)) in ends.items():
         f = pts[rel.split("/")[0]]
+        f[6] += r3
         f[0] += r
         f[1] += n
         f[2] += whole
@@ -181,6 +201,7 @@ def main() -> None:
         f[4] += r2
         f[5] += whole2
     out["checkers"] = {k: {"boards": v[3], "points_right_given_field": round(v[0] / v[1], 3),
+                           "counts_right_given_field": round(v[6] / v[1], 3),
                            "boards_right_given_field": v[2], "points_right_end_to_end": round(v[4] / v[1], 3),
                            "boards_right_end_to_end": v[5]} for k, v in pts.items()}
     if args.negatives and not args.only:
