@@ -197,9 +197,15 @@ class Tracker:
         if self.current is None:
             return self._relocate(frame)
         if self.current.field is not None:
-            # Found or given by the field's structure: kept as it is. Following bumps by the structure was
-            # tried and drifts (its optimum wanders a few pixels from the field's edges; see fieldfind), and
-            # edge refinement needs the outer outline of our own board, which a real board does not have.
+            # Found or given by the field's structure: kept as it is (following bumps by the structure was
+            # tried and drifts: its optimum wanders a few pixels from the field's edges; edge refinement needs
+            # the outer outline of our own board, which a real board does not have). One found, not given,
+            # gives way to the network wherever that is sure.
+            if not self.current.confirmed and quiet and self.since >= self.recheck_every:
+                self.since = 0
+                cal = self.locator.locate(as_bgr(frame))
+                if cal.ok:
+                    self.current = cal
             return self.current
         if quiet and self.since >= self.recheck_every:
             self.since = 0

@@ -164,15 +164,20 @@ def _first_checkers(points: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np
 
 
 def _two_colours(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Two clusters in Lab (hue tells yellow from blue where light and glare blur brightness), started from
-    the best split by lightness: (is_light per point, light centre, dark centre); None: one colour."""
-    ls = np.sort(lab[:, 0])
-    best, cut = -1.0, float(ls[0])
-    for i in range(1, len(ls)):
-        between = i * (len(ls) - i) * (ls[i:].mean() - ls[:i].mean()) ** 2
+    """Two clusters in Lab, whatever the hues: started from the best split along the direction the colours
+    vary most (lightness for black and white, hue for red and blue of one brightness, where a split by
+    lightness alone started from one outlier), refined by 2-means: (is_light per point, light centre,
+    dark centre); None: one colour."""
+    centred = lab - lab.mean(0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    proj = centred @ vt[0]
+    order = np.sort(proj)
+    best, cut = -1.0, float(order[0])
+    for i in range(1, len(order)):
+        between = i * (len(order) - i) * (order[i:].mean() - order[:i].mean()) ** 2
         if between > best:
-            best, cut = between, float((ls[i - 1] + ls[i]) / 2)
-    light_c = lab[:, 0] > cut
+            best, cut = between, float((order[i - 1] + order[i]) / 2)
+    light_c = proj > cut
     for _ in range(10):
         if light_c.all() or not light_c.any():
             return None
@@ -184,7 +189,7 @@ def _two_colours(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
     if c1[0] < c0[0]:  # the lighter cluster is light
         c0, c1, light_c = c1, c0, ~light_c
     gap = float(np.linalg.norm(c1 - c0))
-    if gap < MIN_GAP or c1[0] - c0[0] < MIN_GAP / 2:
+    if gap < MIN_GAP:
         return None
     return light_c, c1, c0
 

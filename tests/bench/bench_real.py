@@ -62,13 +62,14 @@ def _counts(row: list[str]) -> list[tuple[str, int]]:
 
 def point_figures(read: dict, label: dict, colour: bool = True) -> tuple[int, int, bool]:
     """(points right, points, whole board right) of a reading against a label. Where the label has
-    colours (and ``colour``) both must match; rows may be read the other way round (a half turn), the
-    better is taken."""
+    colours (and ``colour``) both must match, up to swapping the two for the whole board (which of two
+    colours of one brightness, red and blue, is 'dark' is a convention: telling them apart is what
+    counts); rows may be read the other way round (a half turn). The best of these is taken."""
     truth = _counts(label["top"]) + _counts(label["bottom"])
     got = _counts(read["top"]) + _counts(read["bottom"])
-    turned = got[12:][::-1] + got[:12][::-1]  # the picture read half round
+    swapped = [({"L": "D", "D": "L"}.get(c, c), n) for c, n in got]
     best = 0
-    for g in (got, turned):
+    for g in (got, got[12:][::-1] + got[:12][::-1], swapped, swapped[12:][::-1] + swapped[:12][::-1]):
         right = sum(1 for (tc, tn), (gc, gn) in zip(truth, g)
                     if tn == gn and (tn == 0 or not colour or tc in ("", "?") or tc == gc))
         best = max(best, right)

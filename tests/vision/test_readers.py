@@ -212,3 +212,23 @@ def test_held_out_dice_recall(sample_figures):
                                        "benchmark's free layouts on the held-out scheme (real games' trays read right)")
 def test_held_out_trays(sample_figures):
     assert sample_figures["tray_acc"] >= 0.99, sample_figures
+
+
+def test_two_colours_of_one_brightness_are_told_apart():
+    """Red and blue checkers as bright as each other (a real board: the split by lightness alone started
+    from one outlier and called every checker one colour) fall into their two clusters by hue; one colour
+    under uneven light stays one colour."""
+    from vision.readers import _two_colours
+
+    rng = np.random.default_rng(4)
+    red = np.array([140, 185, 158]) + rng.normal(0, 6, (8, 3))
+    blue = np.array([132, 138, 76]) + rng.normal(0, 6, (6, 3))
+    dim_red = np.array([[90, 165, 147]])  # one in shadow
+    lab = np.vstack([red, blue, dim_red])
+    split = _two_colours(lab)
+    assert split is not None
+    is_light, _, _ = split
+    assert len(set(is_light[:8])) == 1 and len(set(is_light[8:14])) == 1 and is_light[0] != is_light[8]
+    white = np.array([225, 128, 130]) + rng.normal(0, 4, (12, 3))
+    white[:4, 0] -= 25  # the far end of the board in shade
+    assert _two_colours(white) is None
