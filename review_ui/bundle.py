@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from .models import Event, Match
 from .review_models import STATUS_APPROVED, STATUS_SUBMITTED, Transcript
 from .services import utcnow
-from .transcripts import mat_text, record_from_doc
+from .transcripts import mat_text, on_trust, record_from_doc
 
 
 def bmab_bundle(s: Session, event: Event, rnd=None) -> tuple[bytes, dict]:
@@ -44,6 +44,7 @@ def bmab_bundle(s: Session, event: Event, rnd=None) -> tuple[bytes, dict]:
                 "round": m.round.number if m.round else doc["meta"].get("Round", ""),
                 "status": t.status, "approved_by": t.approved_by,
                 "approved_at": t.approved_at.isoformat() if t.approved_at else None,
-                "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})
+                "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
+                "taken_on_trust": on_trust(doc)})
         z.writestr("manifest.json", json.dumps(manifest, indent=1) + "\n")
     return buf.getvalue(), manifest

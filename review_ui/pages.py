@@ -30,12 +30,13 @@ from .footage_frames import locate, match_segments
 from .models import Match
 from .pipeline import match_stage
 from .services import utcnow
-from .transcripts import alternatives, check
+from .transcripts import alternatives, check, guessed
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 router = APIRouter(include_in_schema=False)
 
+ALT_SOURCE = {"decoder": "the decoder's runner-up", "board": "another roll that leaves this board"}
 KIND_LABEL = {"move": "", "double": "Doubles", "take": "Takes", "drop": "Drops", "beaver": "Beavers",
               "raccoon": "Raccoons", "resign": "Resigns", "timeout": "Time out"}
 
@@ -132,10 +133,11 @@ def review_page(request: Request, match_id: int, login: PageLoginDep, session: S
     next_flag = (later or flagged or [None])[0]
     ctx = {
         "login": login, "match": m, "t": t, "doc": doc, "findings": checked.findings, "open_flags": open_flags,
-        "gi": gi, "ai": ai, "act": act, "kind_label": KIND_LABEL, "xgid": checked.xgid(gi, ai),
+        "gi": gi, "ai": ai, "act": act, "kind_label": KIND_LABEL, "alt_source": ALT_SOURCE,
+        "xgid": checked.xgid(gi, ai),
         "svg_before": board_svg(before, names=names, title="before"),
         "svg_after": board_svg(after, changed=before, names=names, title="after"),
-        "alts": alternatives(checked, gi, ai), "flagged": set(flagged),
+        "alts": alternatives(checked, gi, ai), "flagged": set(flagged), "guess": guessed(act),
         "next_flag": next_flag, "prev_flag": (earlier[-1:] or flagged[-1:] or [None])[0],
         "locked": t.status != "needs_review",
         **_camera(match_id, match_segments(session, match_id), act, doc, next_flag),

@@ -374,3 +374,55 @@ def test_bmab_bundle_of_one_round(ann):
     assert json.loads(zipfile.ZipFile(io.BytesIO(r.content)).read("manifest.json"))["matches"] == []
     r = ann.get("/api/v1/events/1/bmab-bundle.zip", params={"round": 9})
     assert r.status_code == 404 and "no round 9" in r.text
+
+
+# ----------------------------------------------------------------------------- guesses
+
+
+def _gap_report(reason: str = "footage_gap") -> bytes:
+    """A decoder report whose second move was played in a footage gap: 36 guessed from the board afterwards
+    (9 pips off the 24-point), which 54 would have left the same."""
+    acts = [{"kind": "move", "player": 0, "dice": [6, 5], "play": "24/13", "time": 3.0, "confidence": 1.0},
+            {"kind": "move", "player": 1, "dice": [3, 6], "play": "24/15", "time": 205.0, "confidence": None,
+             "alternatives": [], "flags": [{"reason": reason, "message": "played while the footage was missing"}]},
+            {"kind": "move", "player": 0, "dice": [2, 1], "play": "13/11 6/5", "time": 230.0, "confidence": 0.5,
+             "flags": [{"reason": "close_call", "message": "13/10 is nearly as likely"}]}]
+    return json.dumps({"players": ["Ann", "Ben"], "length": 7, "games": [{"score": [0, 0], "actions": acts}],
+                       "flags": []}).encode()
+
+
+@pytest.mark.parametrize("reason", ["footage_gap", "dice_unclear", "unseen_turn"])
+def test_a_guessed_roll_offers_the_other_rolls_that_fit_the_board(app_client, reason):
+    h = login(app_client, "ann")
+    assert upload(app_client, app_client.match_id, h, report=_gap_report(reason), mat=False).status_code == 201
+    alts = app_client.get(url(app_client, "/games/1/actions/2")).json()["alternatives"]
+    board = [(x["label"], x["source"]) for x in alts if x["source"] == "board"]
+    assert board == [("54: 24/15", "board")]  # the one other roll leaving that board (63 is 36)
+    assert alts.index({"dice": [5, 4], "play": "24/15", "label": "54: 24/15", "source": "board"}) < 9  # a key
+    # a move read from the footage (dice seen) is offered its own dice's plays only
+    assert {tuple(x["dice"]) for x in app_client.get(url(app_client, "/games/1/actions/3")).json()["alternatives"]} \
+        == {(2, 1)}
+
+
+def test_accepting_a_guess_is_kept_as_taken_on_trust(app_client):
+    h = login(app_client, "ann")
+    assert upload(app_client, app_client.match_id, h, report=_gap_report(), mat=False).status_code == 201
+    page = app_client.get(f"/matches/{app_client.match_id}?g=1&a=2").text
+    assert "Accept the guess (dice not seen)" in page and "Accept as read" not in page
+    assert "(a guess: the dice were not seen)" in page
+    r = edit(app_client, h, 1, op="accept", game=1, action=2)
+    assert r.status_code == 200, r.text
+    t = r.json()
+    act = t["games"][0]["actions"][1]
+    assert act["basis"] == "trusted" and "taken on trust" in act["flags"][0]["resolved"]["how"]
+    assert t["on_trust"] == [{"game": 1, "action": 2}]
+    assert "on trust" in app_client.get(f"/matches/{app_client.match_id}?g=1&a=2").text
+    # a read move's flag accepted: confirmed, as is a guess a person saw on the footage
+    t = edit(app_client, h, 2, op="accept", game=1, action=3).json()
+    assert t["games"][0]["actions"][2]["basis"] == "confirmed" and t["on_trust"] == [{"game": 1, "action": 2}]
+    t = edit(app_client, h, 3, op="accept", game=1, action=2, basis="confirmed").json()
+    assert t["games"][0]["actions"][1]["basis"] == "confirmed" and t["on_trust"] == []
+    # picking another roll is a person's decision
+    t = edit(app_client, h, 4, op="set_move", game=1, action=2, dice=[5, 4], play="24/15").json()
+    assert t["games"][0]["actions"][1]["basis"] == "confirmed" and [f["kind"] for f in t["findings"]] == ["result"]
+    assert "Accept as read" in app_client.get(f"/matches/{app_client.match_id}?g=1&a=3").text

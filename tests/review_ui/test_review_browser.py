@@ -227,3 +227,33 @@ def test_review_fix_approve_download(server, page, tmp_path):
     assert [len(x.actions) for x in back.games] == [len(x.actions) for x in rec.games]
     assert back.games[g - 1].actions[a - 1].dice == (1, 2)
     shutil.copyfile(path, ARTIFACTS / "approved.mat")
+
+
+def _login(page, base: str) -> None:
+    page.goto(f"{base}/login")
+    page.fill("input[name=username]", "ann")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_selector("table.matches")
+
+
+def test_a_guessed_roll_is_accepted_as_a_guess(server, page):
+    """Dice the camera could not tell (dice_unclear): the page says the roll is a guess, offers the other rolls
+    that leave the board as it was seen, and "a" records the action as taken on trust."""
+    base, match_id = server
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    _login(page, base)
+    page.goto(f"{base}/matches/{match_id}?g=2&a=40")  # read 42: bar/21, the dice unclear (perhaps 32)
+    assert "(a guess: the dice were not seen)" in page.inner_text("section.action h2")
+    assert page.inner_text("#accept") == "a Accept the guess (dice not seen)"
+    labels = page.locator("ol.alts li").all_inner_texts()
+    assert any("54: bar/21" in x and "another roll that leaves this board" in x for x in labels), labels
+    assert not any(x.strip().endswith("decoder") for x in labels)  # no unexplained word
+    page.screenshot(path=str(ARTIFACTS / "review-guess.png"), full_page=True)
+    with page.expect_navigation():
+        page.keyboard.press("a")
+    row = page.locator("nav.moves tr", has=page.locator('a[href="?g=2&a=40"]'))
+    assert "on trust" in row.inner_text()
+    page.goto(f"{base}/matches/{match_id}?g=2&a=40")
+    assert page.inner_text("#basis") == "Taken on trust (the dice were not seen)."
+    page.screenshot(path=str(ARTIFACTS / "review-guess-trusted.png"), full_page=True)
