@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from .models import Event, Match
 from .review_models import STATUS_APPROVED, STATUS_SUBMITTED, Transcript
 from .services import utcnow
-from .transcripts import mat_text, on_trust, record_from_doc
+from .transcripts import export_doc, mat_text, on_trust, record_from_doc
 
 
 def bmab_bundle(s: Session, event: Event, rnd=None) -> tuple[bytes, dict]:
@@ -33,8 +33,7 @@ def bmab_bundle(s: Session, event: Event, rnd=None) -> tuple[bytes, dict]:
                 manifest["left_out"].append({"match": m.id, "board": m.board.number,
                                              "status": t.status if t else "no transcript"})
                 continue
-            doc = json.loads(t.doc_json)
-            doc["meta"] = {**doc.get("meta", {}), "Event": event.name, "Board": str(m.board.number)}
+            doc = export_doc(json.loads(t.doc_json), event.name, m.board.number)
             data = mat_text(doc).encode("utf-8")
             name = f"board{m.board.number:03d}_match{m.id}.mat"
             z.writestr(name, data)

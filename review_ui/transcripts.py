@@ -215,6 +215,16 @@ def mat_text(doc: dict) -> str:
     return write_mat(record_from_doc(doc))
 
 
+def export_doc(doc: dict, event: str, board: int) -> dict:
+    """The document as it is exported (page download and BMAB bundle alike): the event and board are header tags."""
+    return {**doc, "meta": {**doc.get("meta", {}), "Event": event, "Board": str(board)}}
+
+
+def export_mat(doc: dict, event: str, board: int) -> str:
+    """The one `.mat` of a match: the same bytes whether downloaded from the page or taken from the bundle."""
+    return mat_text(export_doc(doc, event, board))
+
+
 # ----------------------------------------------------------------------------- alternatives
 
 

@@ -46,7 +46,7 @@ from ..transcripts import (
     check,
     doc_from_report,
     dumps,
-    mat_text,
+    export_mat,
     on_trust,
 )
 from .deps import SessionDep
@@ -349,8 +349,9 @@ def post_submitted(match_id: int, body: VersionIn, login: LoginDep, session: Ses
 def get_mat(match_id: int, login: LoginDep, session: SessionDep):
     t = get_transcript(session, match_id)
     doc = json.loads(t.doc_json)
+    m = session.get(Match, match_id)
     try:
-        text = mat_text(doc)
+        text = export_mat(doc, m.event.name, m.board.number)
     except MatchFormatError as e:
         raise HTTPException(409, {"message": str(e), "version": t.version, "updated_by": t.updated_by}) from None
     p1, p2 = (_safe(n) for n in doc["players"])

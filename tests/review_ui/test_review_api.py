@@ -426,3 +426,16 @@ def test_accepting_a_guess_is_kept_as_taken_on_trust(app_client):
     t = edit(app_client, h, 4, op="set_move", game=1, action=2, dice=[5, 4], play="24/15").json()
     assert t["games"][0]["actions"][1]["basis"] == "confirmed" and [f["kind"] for f in t["findings"]] == ["result"]
     assert "Accept as read" in app_client.get(f"/matches/{app_client.match_id}?g=1&a=3").text
+
+
+def test_one_match_one_mat_from_the_page_and_the_bundle(ann):
+    import io
+    import zipfile
+
+    v = _clear_all_flags(ann, ann.h)
+    assert ann.post(url(ann, "/approve"), json={"version": v}, headers=ann.h).status_code == 200
+    page = ann.get(f"/api/v1/matches/{ann.match_id}/transcript.mat").content
+    z = zipfile.ZipFile(io.BytesIO(ann.get("/api/v1/events/1/bmab-bundle.zip").content))
+    [entry] = json.loads(z.read("manifest.json"))["matches"]
+    assert z.read(entry["file"]) == page  # byte for byte: Event and Board in both
+    assert parse_mat(page.decode()).meta["Event"] == "EPC Leg 3" and parse_mat(page.decode()).meta["Board"] == "7"
