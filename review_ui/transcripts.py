@@ -10,7 +10,8 @@ The document (JSON, stored in `Transcript.doc_json`) is the match as the report 
                                         "resolved": {"by": "ann", "how": "picked 42: bar/21", "at": "..."}}],
                              "basis": "confirmed"},
                             {"kind": "double", "player": 0, ...}, {"kind": "resign", "player": 1, "value": 2}]}],
-     "notes": [decoder flags that belong to no action]}
+     "notes": [decoder flags that belong to no action],
+     "seating": {"p0_bottom": true, "home_right": false, "p0_light": true}}   (as the camera saw the board)
 
 An action a person has looked at carries its ``basis``: ``"confirmed"`` (a person set it, or confirmed the
 read from the footage) or ``"trusted"`` (a person accepted the decoder's guess for a roll nobody saw: a
@@ -62,6 +63,14 @@ def guessed(action: dict) -> bool:
     return action.get("kind") == "move" and any(f.get("reason") in GUESS_REASONS for f in action.get("flags", []))
 
 
+def guess_why(action: dict) -> str:
+    """Why a guessed move's dice are a guess, in a few words ("" when they are not)."""
+    reasons = {f.get("reason") for f in action.get("flags", [])}
+    if not guessed(action):
+        return ""
+    return "dice not seen" if reasons & {"footage_gap", "unseen_turn"} else "dice unclear"
+
+
 def on_trust(doc: dict) -> list[dict]:
     """Every action a person accepted as the decoder guessed it, without the dice having been seen."""
     return [{"game": gi + 1, "action": ai + 1} for gi, g in enumerate(doc["games"])
@@ -103,6 +112,9 @@ def doc_from_report(report: dict, mat_text: str | None = None, profile: str = "b
     notes = [f for f in report.get("flags", []) if isinstance(f, dict) and f.get("action") is None]
     doc = {"players": players, "length": length, "profile": profile if profile in PROFILES else "bmab",
            "meta": {}, "games": games, "notes": notes}
+    seating = report.get("seating")
+    if isinstance(seating, dict) and all(isinstance(seating.get(k), bool) for k in ("p0_bottom", "home_right")):
+        doc["seating"] = {k: seating[k] for k in ("p0_bottom", "home_right", "p0_light") if k in seating}
     if mat_text is not None:
         try:
             rec = parse_mat(mat_text, "upload.mat")
@@ -195,6 +207,13 @@ class Checked:
         gr = self.replay.games[gi]
         before = gr.positions[ai] if ai < len(gr.positions) else gr.final
         after = gr.positions[ai + 1] if ai + 1 < len(gr.positions) else gr.final
+        return before, after
+
+    def cubes(self, gi: int, ai: int):
+        """The cube (`transcriber.replay.CubeState`) before and after action ``ai`` of game ``gi``."""
+        gr = self.replay.games[gi]
+        before = gr.cubes[ai] if ai < len(gr.cubes) else gr.cube
+        after = gr.cubes[ai + 1] if ai + 1 < len(gr.cubes) else gr.cube
         return before, after
 
     def xgid(self, gi: int, ai: int) -> str:
@@ -319,7 +338,7 @@ def apply_edit(doc: dict, edit: dict, username: str, now: str) -> tuple[dict, st
     if op == "accept":
         if guessed(a) and edit.get("basis") != CONFIRMED:
             basis = TRUSTED
-            how = "accepted the decoder's guess: the dice were not seen (taken on trust)"
+            how = f"accepted the decoder's guess ({guess_why(a)}): taken on trust"
         elif guessed(a):
             how = "confirmed from the footage"
         else:

@@ -61,6 +61,8 @@
   on("confirm", "click", () => edit({op: "accept", basis: "confirmed"}));
   on("undo", "click", () => post("/undo", {}, true));
   on("approve", "click", () => post("/approve", {}, true));
+  on("reopen", "click", () => post("/reopen", {}, true));
+  on("submitted", "click", () => post("/submitted", {}, true));
   on("set-move", "submit", e => {
     e.preventDefault();
     const f = e.target.elements;

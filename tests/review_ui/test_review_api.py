@@ -439,3 +439,62 @@ def test_one_match_one_mat_from_the_page_and_the_bundle(ann):
     [entry] = json.loads(z.read("manifest.json"))["matches"]
     assert z.read(entry["file"]) == page  # byte for byte: Event and Board in both
     assert parse_mat(page.decode()).meta["Event"] == "EPC Leg 3" and parse_mat(page.decode()).meta["Board"] == "7"
+
+
+def test_the_drawn_boards_show_the_cube(ann):
+    """Before and after each action the cube is drawn on the bar: centred (64), offered, at its owner's side."""
+    import re
+
+    def cubes(g, a):
+        page = ann.get(f"/matches/{ann.match_id}?g={g}&a={a}").text
+        return re.findall(r'<g class="cube" data-value="(\d+)" data-state="(\w+)"><title>([^<]*)</title>', page)
+
+    assert cubes(1, 1) == [("1", "centre", "cube 64, centred")] * 2
+    assert cubes(1, 13) == [("1", "centre", "cube 64, centred"), ("2", "offered", "cube 2, offered by Bob")]
+    assert cubes(1, 14) == [("2", "offered", "cube 2, offered by Bob"), ("2", "owner0", "cube 2, owned by Alice")]
+    assert cubes(2, 24)[1] == ("2", "owner1", "cube 2, owned by Bob")
+    assert cubes(2, 1)[0] == ("1", "centre", "cube 64, centred")  # a new game: centred again
+
+
+@pytest.mark.parametrize("seating,point1", [({"p0_bottom": True, "home_right": True}, "bottom right"),
+                                            ({"p0_bottom": True, "home_right": False}, "bottom left"),
+                                            ({"p0_bottom": False, "home_right": True}, "top right")])
+def test_the_drawn_boards_are_the_way_round_the_camera_sees_the_board(app_client, seating, point1):
+    """The decoder's seating says where player 0 sits and which side the homes are: the drawing follows (the
+    demo's camera, home on the left, showed the board mirrored against the drawings)."""
+    import re
+
+    h = login(app_client, "ann")
+    report = json.loads(REPORT.read_text())
+    report["seating"] = {**seating, "p0_light": True}
+    assert upload(app_client, app_client.match_id, h, report=json.dumps(report).encode()).status_code == 201
+    page = app_client.get(f"/matches/{app_client.match_id}?g=1&a=1").text
+    svg = page[page.index('<svg'):page.index('</svg>')]
+    labels = {int(n): (float(x), float(y)) for x, y, n in
+              re.findall(r'<text x="([\d.]+)" y="([\d.]+)" font-size="8" text-anchor="middle" fill="#fff">(\d+)</text>',
+                         svg)}
+    (x1, y1), (x12, _), (x13, y13) = labels[1], labels[12], labels[13]
+    assert point1 == ("bottom" if y1 > y13 else "top") + " " + ("right" if x1 > x12 else "left")
+    assert x13 == x12  # 13 across from 12, whichever way round
+
+
+def test_findings_are_numbered_as_the_move_list_link_there_and_name_the_edit_behind_them(ann):
+    """A legal pick that makes later moves illegal: each finding names the action as the move list numbers it
+    (cube actions counted) and links to it, and the page says the findings came with that edit."""
+    import re
+
+    r = edit(ann, ann.h, 1, op="set_move", game=1, action=2, dice=[4, 6], play="24/14")  # read 46: 24/18 13/9
+    assert r.status_code == 200, r.text
+    t = r.json()
+    assert t["findings"] and all(f["action"] > 2 for f in t["findings"] if "action" in f)
+    for f in t["findings"]:
+        if "action" in f:  # the action it names is that player's
+            assert t["games"][f["game"] - 1]["actions"][f["action"] - 1]["player"] == f["player"]
+    page = ann.get(f"/matches/{ann.match_id}?g=1&a=5").text
+    box = page[page.index('id="findings"'):page.index("</ul></div>")]
+    first = next(f for f in t["findings"] if "action" in f)
+    assert f'<a href="?g={first["game"]}&a={first["action"]}">game {first["game"]}, action {first["action"]}</a>' \
+        in box
+    cause = re.sub(r"\s+", " ", box[box.index('id="cause"'):box.index("</p>")])
+    assert f'{len(t["findings"])} of them came with the last edit: <a href="?g=1&a=2">game 1 action 2</a> ' \
+           "(set move by ann); <kbd>u</kbd> undoes it." in cause, cause
