@@ -94,3 +94,18 @@ def test_demo_run_twice_in_one_folder_gives_the_same_match(tmp_path):
     assert "reusing the video" in log2 and "removing the last run's server data" in log2
     assert second == first
     assert re.search(r"holds \d+ MB .*rm -r", log1)
+
+
+def test_demo_clears_only_its_own_files(tmp_path):
+    """The last run's server data always goes, its video with --fresh; nothing else in --out is touched."""
+    from bgscribe.demo import clear
+
+    for name in ("data/bgscribe.db", "spool/x.mp4", "capture-agent.log", "board01.mp4", "truth.jsonl",
+                 "render.json", "notes.txt", "mine/keep.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    clear(tmp_path, fresh=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["board01.mp4", "mine", "notes.txt", "render.json",
+                                                          "truth.jsonl"]
+    clear(tmp_path, fresh=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "notes.txt"]
