@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
                                    "an invalid match is not written unless --force.")
     p.add_argument("input", metavar="IN")
     p.add_argument("--out", required=True, metavar="OUT.mat", help="where to write ('-' for standard output)")
-    p.add_argument("--force", action="store_true", help="write even if the rules engine finds problems")
+    p.add_argument("--force", action="store_true",
+                   help="write even if the rules engine finds problems (each is listed, and the exit status is 1)")
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser(
@@ -60,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
                         "a real gap to show; 0: never (default: 15)")
     p.add_argument("--timeout", type=float, default=600, metavar="S",
                    help="give up if the transcript is not ready this long after the upload (default: 600)")
+    p.add_argument("--fresh", action="store_true",
+                   help="render the video again; without it a video rendered with the same settings is reused "
+                        "(the last run's server data always goes: every run starts from an empty server)")
     p.add_argument("--exit-when-ready", action="store_true", help="stop once the match is ready (for tests)")
     p.set_defaults(func=cmd_demo)
 
@@ -187,6 +191,7 @@ def cmd_validate(args) -> int:
 def cmd_convert(args) -> int:
     from transcriber.errors import MatchFormatError
     from transcriber.mat import read_mat, write_mat
+    from transcriber.replay import replay_match
 
     try:
         record = read_mat(args.input)
@@ -194,15 +199,26 @@ def cmd_convert(args) -> int:
     except MatchFormatError as e:
         print(f"bgscribe convert: {e}", file=sys.stderr)
         return 1
+    problems = replay_match(record).problems if args.force else []
     if args.out == "-":
         sys.stdout.write(text)
-        return 0
-    try:
-        write_text_atomic(Path(args.out), text)
-    except OSError as e:
-        print(f"bgscribe convert: cannot write {args.out}: {e.strerror}", file=sys.stderr)
+    else:
+        try:
+            write_text_atomic(Path(args.out), text)
+        except OSError as e:
+            print(f"bgscribe convert: cannot write {args.out}: {e.strerror}", file=sys.stderr)
+            return 1
+        print(f"wrote {args.out} ({len(record.games)} games)")
+    if problems:  # --force wrote it: say so loudly, and exit 1
+        n = len(problems)
+        print(f"bgscribe convert: warning: {args.out} was written with --force but is NOT a valid match "
+              f"({n} problem{'s' if n != 1 else ''}); XG and BMAB may refuse or misread it:", file=sys.stderr)
+        for p in problems:
+            d = p.as_dict()
+            where = ", ".join(x for x in (f"game {d['game']}" if d.get("game") else "",
+                                         f"move {d['move']}" if d.get("move") else "") if x)
+            print(f"  {d['kind']}: {d['message']}" + (f" [{where}]" if where else ""), file=sys.stderr)
         return 1
-    print(f"wrote {args.out} ({len(record.games)} games)")
     return 0
 
 

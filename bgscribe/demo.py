@@ -6,6 +6,10 @@
 3. a capture agent replays the video as if it were the board's camera and uploads its segments;
 4. the pipeline observes each segment as it arrives and transcribes the match once it is over;
 5. the review page serves the match, with its flags, until Ctrl-C.
+
+Every run starts from an empty server (DIR/data and DIR/spool of an earlier run are removed: its footage,
+stamped from the time it ran, would claim the new match's time), so a run gives the same match each time; the
+video is rendered again only when the settings differ (or with --fresh).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -67,12 +72,23 @@ def unplug(video: Path, out: Path, at_s: float, seconds: float) -> tuple[float, 
     return hole or (at_s, at_s)
 
 
+def render_settings(args) -> dict:
+    return {"sample": SAMPLES[args.sample].name, "games": args.games, "profile": args.profile, "seed": args.seed,
+            "fps": args.fps, "size": list(args.size), "unplug": args.unplug}
+
+
 def render(out: Path, args) -> tuple[Path, object]:
     from transcriber.mat import read_mat
     from vision.synth.video import render_match
 
     record = read_mat(SAMPLES[args.sample])
     video = out / "board01.mp4"
+    done = out / "render.json"
+    settings = render_settings(args)
+    if video.exists() and done.exists() and json.loads(done.read_text()) == settings:
+        say(f"reusing the video the last run rendered with these settings ({video}; --fresh renders it again)")
+        return video, record
+    done.unlink(missing_ok=True)
     say(f"rendering game 1 of {record.players[0]} v {record.players[1]} ({record.length}-point match, "
         f"{args.profile} camera, {args.size[0]}x{args.size[1]} at {args.fps:g} fps) ...")
     t0 = time.perf_counter()
@@ -84,7 +100,30 @@ def render(out: Path, args) -> tuple[Path, object]:
         video.replace(full)
         a, b = unplug(full, video, stats.seconds * 0.4, args.unplug)
         say(f"the camera is unplugged from {a:.0f} s to {b:.0f} s of play: the transcript will flag what it missed")
+    done.write_text(json.dumps(settings) + "\n")
     return video, record
+
+
+SERVER_FILES = ("data", "spool", "capture-agent.log")  # what a run leaves that the next one must not reuse
+RENDER_FILES = ("board01.mp4", "board01-full.mp4", "truth.jsonl", "render.json")
+
+
+def clear(out: Path, fresh: bool) -> None:
+    """An empty server for this run: the last run's database, footage and spool go (its video too with
+    --fresh). Only the demo's own files: --out may name a folder that holds other things."""
+    gone = [out / n for n in SERVER_FILES + (RENDER_FILES if fresh else ()) if (out / n).exists()]
+    if gone:
+        say(f"removing the last run's {'files' if fresh else 'server data'} ({', '.join(p.name for p in gone)} "
+            f"in {out}): every run starts from an empty server")
+    for p in gone:
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+
+
+def folder_mb(out: Path) -> float:
+    return sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 1e6
 
 
 class DemoServer:
@@ -192,6 +231,7 @@ def run(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
+    clear(out, args.fresh)
     video, record = render(out, args)
     port = free_port(args.port)
     server = DemoServer(out / "data", port)
@@ -207,6 +247,8 @@ def run(args) -> int:
         say(f"transcribed in {time.perf_counter() - t_start:.0f} s from the start: {got['games']} game(s), "
             f"{got['actions']} actions, {got['flags']} flags to review")
         print(f"\nReview the match at {server.url}/matches/{match_id}\nLog in as {USER} / {PASSWORD}\n", flush=True)
+        say(f"{out} holds {folder_mb(out):.0f} MB (video, footage, database); delete it when done (rm -r {out}); "
+            "the next run starts from an empty server, --fresh renders the video again too")
         if args.exit_when_ready:
             return 0
         say("serving until Ctrl-C")

@@ -79,7 +79,8 @@ class Agent:
         self.paused_disk = False
         self.disk_warned = False
         self.gap_from: tuple[float, str] | None = None  # (wall time, reason) when footage stopped
-        self.last_wall: float | None = None
+        self.last_wall: float | None = None  # the last frame's stamp
+        self.last_arrival: float | None = None  # when it came (a replay's stamps are footage time, not now)
         self.tokens = 0.0  # frame-rate limiter: a bucket holding up to one second of frames
         self.tokens_at: float | None = None
         self.decimated = 0  # frames skipped because the camera sends more than --fps (not footage lost)
@@ -175,14 +176,21 @@ class Agent:
                 log.info("end of the replayed file")
                 return EXIT_OK
             if item is None:
-                if self.last_wall is not None and now - self.last_wall > cfg.stall_timeout and self.gap_from is None:
+                if self.last_arrival is not None and now - self.last_arrival > cfg.stall_timeout \
+                        and self.gap_from is None:
                     log.warning("no frames for %.1f s: camera stalled or disconnected; closing segment",
-                                now - self.last_wall)
+                                now - self.last_arrival)
                     self.state = "camera lost"
                     self.gap_from = (self.last_wall + interval, "source_lost")
                     self._close_segment("source_lost")
                 continue
             wall, frame = item
+            self.last_arrival = now
+            if self.writer is not None and self.last_wall is not None and wall - self.last_wall > cfg.stall_timeout:
+                # a hole in a replayed file's stamps longer than a stall: the camera was lost there
+                log.warning("no frames for %.1f s of footage: camera lost; closing segment", wall - self.last_wall)
+                self.gap_from = (self.last_wall + interval, "source_lost")
+                self._close_segment("source_lost")
             if not self._take_token(wall):  # the camera runs faster than the recording fps
                 self.decimated += 1
                 continue

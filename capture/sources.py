@@ -87,6 +87,10 @@ class Source:
         try:
             return av.open(url, format=fmt, options=options, timeout=(o.open_timeout, o.read_timeout))
         except (av.error.FFmpegError, OSError) as e:
+            if self.kind == "file":
+                from vision.decoding import why_not_video
+
+                raise SourceLost(f"cannot open {self.url}: {why_not_video(url, e)}") from e
             raise SourceLost(f"cannot open {self.url}: {e}") from e
 
     def frames(self) -> Iterator[tuple[float, object]]:

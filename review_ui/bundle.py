@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from .models import Event, Match
 from .review_models import STATUS_APPROVED, STATUS_SUBMITTED, Transcript
 from .services import utcnow
-from .transcripts import mat_text, record_from_doc
+from .transcripts import export_doc, mat_text, on_trust, record_from_doc
 
 
 def bmab_bundle(s: Session, event: Event, rnd=None) -> tuple[bytes, dict]:
@@ -33,8 +33,7 @@ def bmab_bundle(s: Session, event: Event, rnd=None) -> tuple[bytes, dict]:
                 manifest["left_out"].append({"match": m.id, "board": m.board.number,
                                              "status": t.status if t else "no transcript"})
                 continue
-            doc = json.loads(t.doc_json)
-            doc["meta"] = {**doc.get("meta", {}), "Event": event.name, "Board": str(m.board.number)}
+            doc = export_doc(json.loads(t.doc_json), event.name, m.board.number)
             data = mat_text(doc).encode("utf-8")
             name = f"board{m.board.number:03d}_match{m.id}.mat"
             z.writestr(name, data)
@@ -44,6 +43,7 @@ def bmab_bundle(s: Session, event: Event, rnd=None) -> tuple[bytes, dict]:
                 "round": m.round.number if m.round else doc["meta"].get("Round", ""),
                 "status": t.status, "approved_by": t.approved_by,
                 "approved_at": t.approved_at.isoformat() if t.approved_at else None,
-                "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)})
+                "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
+                "taken_on_trust": on_trust(doc)})
         z.writestr("manifest.json", json.dumps(manifest, indent=1) + "\n")
     return buf.getvalue(), manifest

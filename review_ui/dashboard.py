@@ -70,11 +70,14 @@ def _transcripts(s: Session) -> dict[int, Transcript]:
     return {t.match_id: t for t in s.scalars(q)}
 
 
-def match_rows(s: Session, stage: Stage) -> list[dict]:
-    """Every match with its round, board, players, status, score and flags left."""
+def match_rows(s: Session, stage: Stage, event_id: int | None = None) -> list[dict]:
+    """Every match (of one event, given its id) with its round, board, players, status, score and flags left."""
     transcripts = _transcripts(s)
     out = []
-    for m in s.scalars(select(Match).order_by(Match.id)):
+    q = select(Match).order_by(Match.id)
+    if event_id is not None:
+        q = q.where(Match.event_id == event_id)
+    for m in s.scalars(q):
         out.append({"id": m.id, "event": m.event.name, "round": m.round.number if m.round else None,
                     "board": m.board.number, "player1": m.player1, "player2": m.player2,
                     "length": m.event.match_length, "started_at": m.started_at, "ended_at": m.ended_at,
@@ -119,6 +122,15 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
     return out
 
 
+# The camera check's names (vision.camcheck) as the board card says them.
+CHECK_LABELS = {"board": "board in view", "resolution": "resolution", "sharpness": "sharpness",
+                "exposure": "exposure", "glare": "glare", "frame_rate": "frame rate"}
+
+
+def check_label(name) -> str:
+    return CHECK_LABELS.get(name, str(name).replace("_", " "))
+
+
 def camera_summary(b: Board) -> dict | None:
     """The agent's latest camera check, for the board's card: pass or what failed, and every message."""
     if not b.camera_check:
@@ -131,5 +143,8 @@ def camera_summary(b: Board) -> dict | None:
     return {"passed": bool(grade.get("passed")), "failed": [c.get("name", "?") for c in checks
                                                            if c.get("status") == "fail"],
             "warned": [c.get("name", "?") for c in checks if c.get("status") == "warn"],
-            "detail": "; ".join(f"{c.get('name')}: {c.get('message')}" for c in checks if c.get("status") != "pass"),
+            "failed_labels": [check_label(c.get("name", "?")) for c in checks if c.get("status") == "fail"],
+            "warned_labels": [check_label(c.get("name", "?")) for c in checks if c.get("status") == "warn"],
+            "detail": "; ".join(f"{check_label(c.get('name'))}: {c.get('message')}" for c in checks
+                                if c.get("status") != "pass"),
             "checked_at": b.camera_checked_at}

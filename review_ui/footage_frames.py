@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import select
@@ -70,16 +70,44 @@ def locate(segments: list[Segment], t: float | None) -> FootageAt:
     if t < 0:
         return FootageAt(t, reason=f"time {t:g} s is before the match's footage")
     at = segments[0].start + timedelta(seconds=t)
+    gap = f"no footage at {_mmss(t)} into the match ({_clock(at)}): a gap in the recording"
     for seg in segments:
         if seg.start <= at < seg.end:
             if seg.deleted_at is not None:
                 return FootageAt(t, reason=f"footage purged on {_clock(seg.deleted_at)} by the event's retention "
                                            f"policy (segment {seg.segment_id})", purged_row_id=seg.id)
+            hole = _recorded_gap(segments, at)
+            if hole is not None:  # inside the segment, but no frame was recorded then: the one shown would be stale
+                return FootageAt(t, reason=f"{gap} {hole}")
             return FootageAt(t, seg, (at - seg.start).total_seconds())
     if at >= segments[-1].end:
         return FootageAt(t, reason=f"{_mmss(t)} is after the end of the uploaded footage "
                                    f"({_clock(segments[-1].end)})")
-    return FootageAt(t, reason=f"no footage at {_mmss(t)} into the match ({_clock(at)}): a gap in the recording")
+    hole = _recorded_gap(segments, at)
+    return FootageAt(t, reason=f"{gap} {hole}" if hole else gap)
+
+
+GAP_WHY = {"source_lost": "camera lost", "late_frames": "the camera sent no frames", "disk_low": "disk low"}
+
+
+def _recorded_gap(segments: list[Segment], at: datetime) -> str | None:
+    """How the agent recorded the gap at `at` in a segment's manifest ("(15 s, camera lost)"), or None."""
+    import json
+
+    for seg in segments:
+        try:
+            gaps = json.loads(seg.manifest_json or "{}").get("gaps") or []
+        except ValueError:
+            continue
+        for g in gaps:
+            try:
+                a, b = (datetime.fromisoformat(g[k]).astimezone(UTC).replace(tzinfo=None) for k in ("start", "end"))
+            except (KeyError, TypeError, ValueError):
+                continue
+            if a <= at < b:
+                why = GAP_WHY.get(g.get("reason"), g.get("reason") or "no reason given")
+                return f"({float(g.get('seconds', (b - a).total_seconds())):.1f} s, {why})"
+    return None
 
 
 def cache_dir(data_dir: Path) -> Path:

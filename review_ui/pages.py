@@ -11,6 +11,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .api.deps import SessionDep
@@ -24,18 +25,20 @@ from .auth import (
     set_session_cookie,
     start_session,
 )
-from .board_svg import board_svg
+from .board_svg import board_svg, view_flips
 from .dashboard import board_rows, match_rows
 from .footage_frames import locate, match_segments
 from .models import Match
 from .pipeline import match_stage
+from .review_models import AuditLog, TranscriptRevision
 from .services import utcnow
-from .transcripts import alternatives, check
+from .transcripts import alternatives, check, guess_why
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 router = APIRouter(include_in_schema=False)
 
+ALT_SOURCE = {"decoder": "the decoder's runner-up", "board": "another roll that leaves this board"}
 KIND_LABEL = {"move": "", "double": "Doubles", "take": "Takes", "drop": "Drops", "beaver": "Beavers",
               "raccoon": "Raccoons", "resign": "Resigns", "timeout": "Time out"}
 
@@ -125,6 +128,8 @@ def review_page(request: Request, match_id: int, login: PageLoginDep, session: S
         gi, ai = g - 1, a - 1
     act = doc["games"][gi]["actions"][ai]
     before, after = checked.positions(gi, ai)
+    cube_before, cube_after = checked.cubes(gi, ai)
+    flip_x, flip_y = view_flips(doc.get("seating"))  # the boards drawn the way round the camera shows the board
     names = tuple(doc["players"])
     flagged = sorted({(x + 1, y + 1) for x, y, _f in open_flags})
     later = [f for f in flagged if f > (gi + 1, ai + 1)]
@@ -132,15 +137,41 @@ def review_page(request: Request, match_id: int, login: PageLoginDep, session: S
     next_flag = (later or flagged or [None])[0]
     ctx = {
         "login": login, "match": m, "t": t, "doc": doc, "findings": checked.findings, "open_flags": open_flags,
-        "gi": gi, "ai": ai, "act": act, "kind_label": KIND_LABEL, "xgid": checked.xgid(gi, ai),
-        "svg_before": board_svg(before, names=names, title="before"),
-        "svg_after": board_svg(after, changed=before, names=names, title="after"),
-        "alts": alternatives(checked, gi, ai), "flagged": set(flagged),
+        "cause": _findings_cause(session, t, checked.findings),
+        "gi": gi, "ai": ai, "act": act, "kind_label": KIND_LABEL, "alt_source": ALT_SOURCE,
+        "xgid": checked.xgid(gi, ai),
+        "svg_before": board_svg(before, names=names, title="before", cube=cube_before, flip_x=flip_x, flip_y=flip_y),
+        "svg_after": board_svg(after, changed=before, names=names, title="after", cube=cube_after, flip_x=flip_x,
+                               flip_y=flip_y),
+        "alts": alternatives(checked, gi, ai), "flagged": set(flagged), "guess": guess_why(act),
         "next_flag": next_flag, "prev_flag": (earlier[-1:] or flagged[-1:] or [None])[0],
         "locked": t.status != "needs_review",
         **_camera(match_id, match_segments(session, match_id), act, doc, next_flag),
     }
     return templates.TemplateResponse(request, "review.html", ctx)
+
+
+def _findings_cause(session: Session, t, findings: list[dict]) -> dict | None:
+    """The last edit, where it brought findings the version before it did not have (a pick that makes later
+    moves illegal shows its problems there, not at the edit): {"target", "by", "action", "game", "new"}."""
+    if not findings or t.version <= 1:
+        return None
+    prev = session.scalar(select(TranscriptRevision).where(TranscriptRevision.transcript_id == t.id,
+                                                           TranscriptRevision.version == t.version - 1))
+    if prev is None:
+        return None
+    before = {(f.get("game"), f.get("action"), f.get("message")) for f in check(json.loads(prev.doc_json)).findings}
+    new = [f for f in findings if (f.get("game"), f.get("action"), f.get("message")) not in before]
+    last = session.scalar(select(AuditLog).where(AuditLog.match_id == t.match_id, AuditLog.version == t.version)
+                          .order_by(AuditLog.id.desc()))
+    if not new or last is None:
+        return None
+    out = {"target": last.target, "by": last.username, "op": last.action, "new": len(new), "game": None,
+           "action": None}
+    words = last.target.split()
+    if len(words) == 4 and words[0] == "game" and words[2] == "action" and words[1].isdigit() and words[3].isdigit():
+        out["game"], out["action"] = int(words[1]), int(words[3])
+    return out
 
 
 CLIP_BEFORE = 5.0  # seconds of footage before the action where its clip starts

@@ -111,15 +111,52 @@ def overlaps(seg: Segment, m: Match) -> bool:
     return seg.end > m.started_at and (m.ended_at is None or seg.start < m.ended_at)
 
 
+# One camera films each moment once: two segments of a board that claim the same time by more than this (a
+# frame at a segment boundary) are two recordings of it (an agent's clock set wrong, a file replayed over time
+# already recorded). Neither can be told to belong to a match, so neither is linked to one.
+CLASH_S = 1.0
+
+
+def _clash(a: Segment, b: Segment) -> bool:
+    return a.id != b.id and (min(a.end, b.end) - max(a.start, b.start)).total_seconds() > CLASH_S
+
+
+def clashing(segments) -> set[int]:
+    """The ids of the segments (of one board) that claim time another of them claims too."""
+    out: set[int] = set()
+    latest = None  # the segment seen so far that ends last
+    for seg in sorted(segments, key=lambda g: (g.start, g.end)):
+        if latest is not None and _clash(latest, seg):
+            out |= {latest.id, seg.id}
+        if latest is None or seg.end > latest.end:
+            latest = seg
+    return out
+
+
 def relink_board(s: Session, board_id: int) -> None:
-    """Link every live segment of a board to each match on that board whose time overlaps it."""
+    """Link every live segment of a board to each match on that board whose time overlaps it (footage that
+    clashes with other footage of the board: to none)."""
     matches = s.scalars(select(Match).where(Match.board_id == board_id)).all()
-    for seg in s.scalars(select(Segment).where(Segment.board_id == board_id, Segment.deleted_at.is_(None))):
+    segs = s.scalars(select(Segment).where(Segment.board_id == board_id, Segment.deleted_at.is_(None))).all()
+    bad = clashing(segs)
+    for seg in segs:
+        seg.matches = [] if seg.id in bad else [m for m in matches if overlaps(seg, m)]
+    s.flush()
+
+
+def link_segment(s: Session, seg: Segment) -> list[Segment]:
+    """Link a new segment to the matches of its board at its time. Where the board already holds footage of
+    that time, the new segment and that footage are linked to no match (see `CLASH_S`); returns that footage."""
+    near = s.scalars(select(Segment).where(Segment.board_id == seg.board_id, Segment.deleted_at.is_(None),
+                                           Segment.id != seg.id, Segment.start < seg.end,
+                                           Segment.end > seg.start)).all()
+    clash = [o for o in near if _clash(o, seg)]
+    if clash:
+        seg.matches = []
+        for o in clash:
+            o.matches = []
+    else:
+        matches = s.scalars(select(Match).where(Match.board_id == seg.board_id)).all()
         seg.matches = [m for m in matches if overlaps(seg, m)]
     s.flush()
-
-
-def link_segment(s: Session, seg: Segment) -> None:
-    matches = s.scalars(select(Match).where(Match.board_id == seg.board_id)).all()
-    seg.matches = [m for m in matches if overlaps(seg, m)]
-    s.flush()
+    return clash

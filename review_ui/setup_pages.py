@@ -17,8 +17,9 @@ from . import setup
 from .api.deps import SessionDep
 from .api.setup import MAX_CSV, board_out
 from .auth import PageLoginDep, page_login
-from .models import POLICIES, Event
-from .pages import templates
+from .dashboard import match_rows
+from .models import POLICIES, Event, Match
+from .pages import pipeline_stage, templates
 from .review_models import ROLE_DIRECTOR, UserSession
 from .services import board_by_number
 
@@ -109,12 +110,25 @@ def _event_page(request: Request, login, s: Session, ev: Event, error: str = "",
     resp = templates.TemplateResponse(request, "event.html", {
         "login": login, "ev": ev, "profiles": list(PROFILES), "policies": POLICIES, "error": error,
         "director": login.user.role == ROLE_DIRECTOR, "players": setup.players(s, ev),
+        "matches": _event_matches(s, ev), "unlisted": _unlisted_players(s, ev),
         "boards": [board_out(b) for b in setup.event_boards(s, ev)],
         "rounds": [(r, len(setup.round_matches(s, r))) for r in setup.rounds(s, ev)],
         "current": setup.current_round(s, ev), "new_token": new_token}, status_code=status)
     if new_token:
         resp.headers["Cache-Control"] = "no-store"
     return resp
+
+
+def _event_matches(s: Session, ev: Event) -> list[dict]:
+    return match_rows(s, pipeline_stage, ev.id)
+
+
+def _unlisted_players(s: Session, ev: Event) -> list[str]:
+    """Names on the event's matches that are not on its player list (a match entered with names, as the demo
+    does, or a transcript's names)."""
+    listed = {p.name for p in setup.players(s, ev)}
+    names = {n for m in s.scalars(select(Match).where(Match.event_id == ev.id)) for n in (m.player1, m.player2) if n}
+    return sorted(names - listed)
 
 
 @router.get("/events/{event_id}", response_class=HTMLResponse)

@@ -7,9 +7,16 @@ The document (JSON, stored in `Transcript.doc_json`) is the match as the report 
                 "actions": [{"kind": "move", "player": 1, "dice": [5, 2], "play": "13/6",
                              "time": 3.8, "confidence": 1.0, "alternatives": ["8/3 6/4", ...],
                              "flags": [{"reason": "dice_unclear", "message": "...",
-                                        "resolved": {"by": "ann", "how": "picked 42: bar/21", "at": "..."}}]},
+                                        "resolved": {"by": "ann", "how": "picked 42: bar/21", "at": "..."}}],
+                             "basis": "confirmed"},
                             {"kind": "double", "player": 0, ...}, {"kind": "resign", "player": 1, "value": 2}]}],
-     "notes": [decoder flags that belong to no action]}
+     "notes": [decoder flags that belong to no action],
+     "seating": {"p0_bottom": true, "home_right": false, "p0_light": true}}   (as the camera saw the board)
+
+An action a person has looked at carries its ``basis``: ``"confirmed"`` (a person set it, or confirmed the
+read from the footage) or ``"trusted"`` (a person accepted the decoder's guess for a roll nobody saw: a
+footage gap, unclear dice, a turn out of sight; see `GUESS_REASONS`). Actions without one are the camera's
+reading, never flagged.
 
 The rules engine (`transcriber.replay`) is the referee: findings are recomputed from the document after
 every edit, and only a document without findings and without open flags can be approved.
@@ -45,6 +52,29 @@ from transcriber.replay import MatchReplay, replay_match
 KINDS = {"move": Move, "double": Double, "take": Take, "drop": Drop, "beaver": Beaver, "raccoon": Raccoon,
          "resign": Resign, "timeout": Timeout}
 CUBE_KINDS = ("double", "take", "drop", "beaver", "raccoon")
+# Flags that mean the dice were not seen: the roll is the decoder's guess from the board afterwards.
+GUESS_REASONS = ("footage_gap", "dice_unclear", "unseen_turn")
+ROLLS = [(a, b) for a in range(6, 0, -1) for b in range(a, 0, -1)]
+CONFIRMED, TRUSTED = "confirmed", "trusted"
+
+
+def guessed(action: dict) -> bool:
+    """Were this move's dice not seen (a footage gap, dice unclear, a turn out of sight)?"""
+    return action.get("kind") == "move" and any(f.get("reason") in GUESS_REASONS for f in action.get("flags", []))
+
+
+def guess_why(action: dict) -> str:
+    """Why a guessed move's dice are a guess, in a few words ("" when they are not)."""
+    reasons = {f.get("reason") for f in action.get("flags", [])}
+    if not guessed(action):
+        return ""
+    return "dice not seen" if reasons & {"footage_gap", "unseen_turn"} else "dice unclear"
+
+
+def on_trust(doc: dict) -> list[dict]:
+    """Every action a person accepted as the decoder guessed it, without the dice having been seen."""
+    return [{"game": gi + 1, "action": ai + 1} for gi, g in enumerate(doc["games"])
+            for ai, a in enumerate(g["actions"]) if a.get("basis") == TRUSTED]
 
 
 class TranscriptError(ValueError):
@@ -82,6 +112,9 @@ def doc_from_report(report: dict, mat_text: str | None = None, profile: str = "b
     notes = [f for f in report.get("flags", []) if isinstance(f, dict) and f.get("action") is None]
     doc = {"players": players, "length": length, "profile": profile if profile in PROFILES else "bmab",
            "meta": {}, "games": games, "notes": notes}
+    seating = report.get("seating")
+    if isinstance(seating, dict) and all(isinstance(seating.get(k), bool) for k in ("p0_bottom", "home_right")):
+        doc["seating"] = {k: seating[k] for k in ("p0_bottom", "home_right", "p0_light") if k in seating}
     if mat_text is not None:
         try:
             rec = parse_mat(mat_text, "upload.mat")
@@ -176,6 +209,13 @@ class Checked:
         after = gr.positions[ai + 1] if ai + 1 < len(gr.positions) else gr.final
         return before, after
 
+    def cubes(self, gi: int, ai: int):
+        """The cube (`transcriber.replay.CubeState`) before and after action ``ai`` of game ``gi``."""
+        gr = self.replay.games[gi]
+        before = gr.cubes[ai] if ai < len(gr.cubes) else gr.cube
+        after = gr.cubes[ai + 1] if ai + 1 < len(gr.cubes) else gr.cube
+        return before, after
+
     def xgid(self, gi: int, ai: int) -> str:
         before, _ = self.positions(gi, ai)
         a = self.doc["games"][gi]["actions"][ai]
@@ -194,36 +234,50 @@ def mat_text(doc: dict) -> str:
     return write_mat(record_from_doc(doc))
 
 
+def export_doc(doc: dict, event: str, board: int) -> dict:
+    """The document as it is exported (page download and BMAB bundle alike): the event and board are header tags."""
+    return {**doc, "meta": {**doc.get("meta", {}), "Event": event, "Board": str(board)}}
+
+
+def export_mat(doc: dict, event: str, board: int) -> str:
+    """The one `.mat` of a match: the same bytes whether downloaded from the page or taken from the bundle."""
+    return mat_text(export_doc(doc, event, board))
+
+
 # ----------------------------------------------------------------------------- alternatives
 
 
 def alternatives(checked: Checked, gi: int, ai: int, limit: int = 30) -> list[dict]:
-    """Ranked legal alternatives to a move: the decoder's own (a 'dice XY' entry expands to the decoder's plays
-    that are legal with those dice), then the other legal plays with the dice as read. Each is
-    {"dice": [a, b], "play": notation, "label": "...", "source": "decoder"|"legal"}; the current play is left out."""
+    """Ranked legal alternatives to a move: the decoder's own (a 'dice XY' or bare 'XY' entry expands to the
+    decoder's plays that are legal with those dice), then, where the dice were not seen (`guessed`), every other
+    roll with a play that leaves the board as it was seen afterwards, then the other legal plays with the dice as
+    read. Each is {"dice": [a, b], "play": notation, "label": "...", "source": "decoder"|"board"|"legal"}; the
+    current play is left out."""
     a = checked.doc["games"][gi]["actions"][ai]
     if a["kind"] != "move":
         return []
     before, _ = checked.positions(gi, ai)
     player, dice = a["player"], tuple(a["dice"])
     current = _result(before, player, dice, a["play"])
-    seen = {(dice, current)} if current is not None else set()
+    roll = tuple(sorted(dice))  # 63 and 36 are one roll
+    seen = {(roll, current)} if current is not None else set()
     out: list[dict] = []
 
     def add(d: tuple[int, int], play_text: str, source: str) -> None:
         res = _result(before, player, d, play_text)
-        if res is None or (d, res) in seen:
+        if res is None or (tuple(sorted(d)), res) in seen:
             return
-        seen.add((d, res))
+        seen.add((tuple(sorted(d)), res))
         play = parse_play(before, player, d, play_text)
         text = play.notation
-        label = (text or "Cannot Move") if d == dice else f"{d[0]}{d[1]}: {text or 'Cannot Move'}"
-        out.append({"dice": list(d), "play": text, "label": label, "source": source})
+        same = tuple(sorted(d)) == roll
+        label = (text or "Cannot Move") if same else f"{d[0]}{d[1]}: {text or 'Cannot Move'}"
+        out.append({"dice": list(dice if same else d), "play": text, "label": label, "source": source})
 
     alts = a.get("alternatives", [])
     for k, alt in enumerate(alts):
-        if alt.startswith("dice "):
-            digits = alt[5:].strip()
+        if alt.startswith("dice ") or (len(alt) == 2 and alt.isdigit()):
+            digits = alt.removeprefix("dice ").strip()
             if len(digits) == 2 and digits.isdigit() and all("1" <= c <= "6" for c in digits):
                 d2 = (int(digits[0]), int(digits[1]))
                 legal = legal_plays(before, player, d2)
@@ -235,6 +289,11 @@ def alternatives(checked: Checked, gi: int, ai: int, limit: int = 30) -> list[di
                         add(d2, other, "decoder")
         else:
             add(dice, alt, "decoder")
+    if current is not None and guessed(a):
+        for d2 in ROLLS:
+            for play in legal_plays(before, player, d2):
+                if play.result == current:
+                    add(d2, play.notation, "board")
     for play in legal_plays(before, player, dice):
         if len(out) >= limit:
             break
@@ -275,8 +334,15 @@ def apply_edit(doc: dict, edit: dict, username: str, now: str) -> tuple[dict, st
     ai, a = _action(g, gi, edit)
     target = f"game {gi + 1} action {ai + 1}"
     before = {k: v for k, v in a.items() if k in ("kind", "player", "dice", "play", "value")}
+    basis = CONFIRMED
     if op == "accept":
-        how = "accepted as read"
+        if guessed(a) and edit.get("basis") != CONFIRMED:
+            basis = TRUSTED
+            how = f"accepted the decoder's guess ({guess_why(a)}): taken on trust"
+        elif guessed(a):
+            how = "confirmed from the footage"
+        else:
+            how = "accepted as read"
     elif op == "set_move":
         if a["kind"] != "move":
             raise TranscriptError(f"{target} is a {a['kind']}, not a move")
@@ -311,6 +377,7 @@ def apply_edit(doc: dict, edit: dict, username: str, now: str) -> tuple[dict, st
     for f in a.get("flags", []):
         if not f.get("resolved"):
             f["resolved"] = {"by": username, "how": how, "at": now}
+    a["basis"] = basis
     after = {k: v for k, v in a.items() if k in ("kind", "player", "dice", "play", "value")}
     return doc, target, before, after
 

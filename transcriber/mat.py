@@ -34,14 +34,16 @@ _ACTION = re.compile(
 _NO_MOVE = re.compile(r"^\s*(cannot\s+move|can't\s+move|no\s+move)?\s*$", re.I)
 
 
-def read_mat(path: str | Path, profile: RulesProfile | None = None) -> MatchRecord:
-    """Read a match file; raises `MatchFormatError` naming the line on anything malformed."""
+def read_mat(path: str | Path, profile: RulesProfile | None = None,
+             errors: list[MatchFormatError] | None = None) -> MatchRecord:
+    """Read a match file; raises `MatchFormatError` naming the line on anything malformed (with ``errors``, a
+    list: see `parse_mat`)."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as e:
         raise MatchFormatError(f"cannot read the file: {e.strerror}", path=str(path)) from None
-    return parse_mat(decode(data), str(path), profile)
+    return parse_mat(decode(data), str(path), profile, errors)
 
 
 def decode(data: bytes) -> str:
@@ -53,7 +55,11 @@ def decode(data: bytes) -> str:
         return data.decode("latin-1")
 
 
-def parse_mat(text: str, path: str | None = None, profile: RulesProfile | None = None) -> MatchRecord:
+def parse_mat(text: str, path: str | None = None, profile: RulesProfile | None = None,
+              errors: list[MatchFormatError] | None = None) -> MatchRecord:
+    """The match a text holds; raises `MatchFormatError` at the first malformed line. With ``errors`` (a list),
+    a malformed line is added to it and skipped, and reading goes on, so that every such line is named (the
+    record returned then lacks them; only a file with nothing to read at all still raises)."""
     lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").expandtabs(8).split("\n")
     meta: dict[str, str] = {}
     length: int | None = None
@@ -67,52 +73,61 @@ def parse_mat(text: str, path: str | None = None, profile: RulesProfile | None =
         return MatchFormatError(msg, path=path, line=ln, game=game.number if game else None, move=move)
 
     for ln, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        if line.lstrip().startswith(";"):
-            m = _TAG.match(line.strip())
-            if m:
-                meta[m.group(1).strip()] = m.group(2)
-            continue
-        if length is None:
-            m = _LENGTH.match(line)
-            if m:
-                length = int(m.group(1))
+        try:
+            if not line.strip():
                 continue
-            if _GAME.match(line) or _MOVE_LINE.match(line):
-                raise fail("the match length line (e.g. '7 point match') is missing before the first game", ln)
-            raise fail(f"unexpected text before the match length: {line.strip()[:60]!r}", ln)
-        m = _GAME.match(line)
-        if m:
-            if game is not None and want_score:
-                raise fail(f"game {game.number} has no score line", ln)
-            game = Game(number=int(m.group(1)), score=(0, 0), line=ln)
-            if games and game.number != games[-1].number + 1:
-                raise fail(f"game {game.number} follows game {games[-1].number}", ln)
-            games.append(game)
-            want_score = True
-            continue
-        if game is None:
-            raise fail(f"unexpected text before 'Game 1': {line.strip()[:60]!r}", ln)
-        if want_score:
-            m = _SCORE.match(line)
-            if not m:
-                raise fail(f"expected the score line 'Player : score   Player : score', got {line.strip()[:60]!r}", ln)
-            names = (m.group(1), m.group(3))
-            if players is None:
-                players = names
-            elif names != players:
-                raise fail(f"score line names {names[0]!r} and {names[1]!r}, not {players[0]!r} and {players[1]!r}", ln)
-            game.score = (int(m.group(2)), int(m.group(4)))
-            want_score = False
-            continue
-        m = _MOVE_LINE.match(line)
-        body_start = m.start(2) if m else 0
-        label = int(m.group(1)) if m else None
-        if not m and not _ACTION.search(line):
-            raise fail(f"cannot read this line: {line.strip()[:60]!r}", ln)
-        for column, action_text, kind, match in _split_actions(line, body_start, layout, fail, ln, label):
-            _add_action(game, column, action_text, kind, match, fail, ln, label)
+            if line.lstrip().startswith(";"):
+                m = _TAG.match(line.strip())
+                if m:
+                    meta[m.group(1).strip()] = m.group(2)
+                continue
+            if length is None:
+                m = _LENGTH.match(line)
+                if m:
+                    length = int(m.group(1))
+                    continue
+                if _GAME.match(line) or _MOVE_LINE.match(line):
+                    raise fail("the match length line (e.g. '7 point match') is missing before the first game", ln)
+                raise fail(f"unexpected text before the match length: {line.strip()[:60]!r}", ln)
+            m = _GAME.match(line)
+            if m:
+                if game is not None and want_score:
+                    raise fail(f"game {game.number} has no score line", ln)
+                game = Game(number=int(m.group(1)), score=(0, 0), line=ln)
+                if games and game.number != games[-1].number + 1:
+                    raise fail(f"game {game.number} follows game {games[-1].number}", ln)
+                games.append(game)
+                want_score = True
+                continue
+            if game is None:
+                raise fail(f"unexpected text before 'Game 1': {line.strip()[:60]!r}", ln)
+            if want_score:
+                m = _SCORE.match(line)
+                if not m:
+                    raise fail("expected the score line 'Player : score   Player : score', got "
+                               f"{line.strip()[:60]!r}", ln)
+                names = (m.group(1), m.group(3))
+                if players is None:
+                    players = names
+                elif names != players:
+                    raise fail(f"score line names {names[0]!r} and {names[1]!r}, not {players[0]!r} and "
+                               f"{players[1]!r}", ln)
+                game.score = (int(m.group(2)), int(m.group(4)))
+                want_score = False
+                continue
+            m = _MOVE_LINE.match(line)
+            body_start = m.start(2) if m else 0
+            label = int(m.group(1)) if m else None
+            if not m and not _ACTION.search(line):
+                raise fail(f"cannot read this line: {line.strip()[:60]!r}", ln)
+            for column, action_text, kind, match in _split_actions(line, body_start, layout, fail, ln, label):
+                _add_action(game, column, action_text, kind, match, fail, ln, label)
+        except MatchFormatError as e:
+            if errors is None or length is None:  # (without the length line nothing after it reads)
+                raise
+            errors.append(e)
+            if want_score and _MOVE_LINE.match(line):
+                want_score = False  # the score line is missing: read on as moves
     if length is None:
         raise MatchFormatError("no match length line (e.g. '7 point match') and no games", path=path)
     if not games:

@@ -8,7 +8,7 @@ writer both stand on this.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .errors import NotationError
 from .moves import IllegalPlayError, Play, apply_paths, parse_paths, parse_play
@@ -26,6 +26,7 @@ class Problem:
     player: int | None = None
     line: int | None = None
     legal_plays: int | None = None
+    action: int | None = None  # 1-based index of the action within the game (cube actions counted)
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -46,7 +47,8 @@ class GameReplay:
     positions: list[Position] = field(default_factory=list)  # before each action
     plays: list[Play | None] = field(default_factory=list)  # per action, for Moves
     final: Position = field(default_factory=Position.opening)
-    cube: CubeState = field(default_factory=CubeState)
+    cube: CubeState = field(default_factory=CubeState)  # at the end
+    cubes: list[CubeState] = field(default_factory=list)  # before each action
     crawford: bool = False
     winner: int | None = None
     points: int | None = None  # the game's value (uncapped)
@@ -103,18 +105,21 @@ def replay_game(game: Game, record: MatchRecord, profile: RulesProfile, score: t
     names = record.players
 
     where = [game.line, None]  # file line and move label of the action being replayed
+    at: list[int | None] = [None]  # its index (1-based), None once every action is replayed
 
     def problem(kind: str, msg: str, player: int | None, **kw) -> None:
         move = where[1] if where[1] is not None else (rolls[player] if player is not None else None)
-        problems.append(Problem(kind, msg, game.number, move, player, where[0], **kw))
+        problems.append(Problem(kind, msg, game.number, move, player, where[0], action=at[0], **kw))
 
     def end(winner: int, points: int, ending: str) -> None:
         gr.winner, gr.points, gr.ending = winner, points, ending
 
     for i, a in enumerate(game.actions):
+        at[0] = i + 1
         if i < len(game.sources):
             where[:] = game.sources[i]
         gr.positions.append(pos)
+        gr.cubes.append(replace(cube))
         gr.plays.append(None)
         p = a.player
         who = names[p]
@@ -186,6 +191,7 @@ def replay_game(game: Game, record: MatchRecord, profile: RulesProfile, score: t
         elif isinstance(a, Timeout):
             _timeout(gr, pos, p, score, record, profile, cube, turn)
     gr.final = pos
+    at[0] = None  # (what follows concerns the whole game)
     if gr.winner is None and game.winner is not None:
         _infer_early_end(gr, pos, score, record, cube, turn, problem)
     _check_stated_result(gr, record, problem)

@@ -30,10 +30,14 @@ class FileReport:
 
 def validate_file(path: str | Path) -> FileReport:
     report = FileReport(str(path))
+    bad: list[MatchFormatError] = []
     try:
-        record = read_mat(path)
+        record = read_mat(path, errors=bad)
     except MatchFormatError as e:
-        report.errors.append({"kind": "format", "message": e.reason, "line": e.line, "game": e.game, "move": e.move})
+        bad.append(e)
+    if bad:  # every line that does not read; the rules are checked once the file reads
+        report.errors += [{"kind": "format", "message": e.reason, "line": e.line, "game": e.game, "move": e.move}
+                          for e in bad]
         return report
     rep = replay_match(record)
     report.games, report.plays, report.players = len(record.games), rep.plays, record.players

@@ -20,11 +20,27 @@ from .frames import Frame
 from .motion import same_picture
 
 
+def why_not_video(path: str | Path, e: Exception) -> str:
+    """Why a file does not open as a video, in words (not FFmpeg's error number)."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError as oe:
+        return oe.strerror or str(oe)
+    if p.is_dir():
+        return "a folder, not a video file"
+    if size == 0:
+        return "empty file (0 bytes)"
+    if isinstance(e, av.error.InvalidDataError):
+        return f"not a video (FFmpeg finds no video format in its {size:,} bytes)"
+    return getattr(e, "strerror", None) or str(e)
+
+
 def open_video(path: str | Path):
     try:
         container = av.open(str(path))
     except (av.FFmpegError, OSError) as e:
-        raise ValueError(f"cannot open {path}: {e}") from None
+        raise ValueError(f"cannot open {path}: {why_not_video(path, e)}") from None
     if not container.streams.video:
         container.close()
         raise ValueError(f"cannot open {path}: no video stream in it")

@@ -177,14 +177,21 @@ async def complete(board: int, segment_id: str, request: Request, b: BoardDep, s
                   received_at=utcnow())
     session.add(seg)
     session.flush()
-    link_segment(session, seg)
+    clash = link_segment(session, seg)
     session.commit()
     part.unlink(missing_ok=True)
     mpath.unlink(missing_ok=True)
     log.info("board %d: stored %s (%d frames, %d bytes)", board, m.segment_id, m.frames, m.bytes)
+    out = {"status": "stored", "sha256": m.sha256, "matches": [x.id for x in seg.matches]}
+    if clash:
+        ids = ', '.join(o.segment_id for o in clash)
+        out["warning"] = (f"board {board} already holds footage of this time ({ids}):"
+                          " one camera cannot film a moment twice (an agent's clock is wrong, or a file was replayed"
+                          " over recorded time), so none of it is linked to a match; it is kept")
+        log.warning("segment %s: %s", m.segment_id, out["warning"])
     if getattr(request.app.state, "pipeline", None) is not None:
         request.app.state.pipeline.wake.set()  # observe it now, not at the next poll
-    return {"status": "stored", "sha256": m.sha256, "matches": [x.id for x in seg.matches]}
+    return out
 
 
 class HeartbeatIn(BaseModel):

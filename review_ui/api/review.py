@@ -39,7 +39,16 @@ from ..review_models import (
     UserSession,
 )
 from ..services import update_match, utcnow
-from ..transcripts import TranscriptError, alternatives, apply_edit, check, doc_from_report, dumps, mat_text
+from ..transcripts import (
+    TranscriptError,
+    alternatives,
+    apply_edit,
+    check,
+    doc_from_report,
+    dumps,
+    export_mat,
+    on_trust,
+)
 from .deps import SessionDep
 
 router = APIRouter(prefix="/api/v1", tags=["review"])
@@ -119,7 +128,7 @@ def transcript_out(t: Transcript, checked=None) -> dict:
             "approved_at": t.approved_at, "submitted_at": t.submitted_at, "updated_by": t.updated_by,
             "players": doc["players"], "length": doc["length"], "findings": checked.findings,
             "open_flags": [{"game": gi + 1, "action": ai + 1, **f} for gi, ai, f in checked.open_flags()],
-            "games": doc["games"], "notes": doc.get("notes", [])}
+            "on_trust": on_trust(doc), "games": doc["games"], "notes": doc.get("notes", [])}
 
 
 async def _read_upload(f: UploadFile | None, what: str) -> str | None:
@@ -199,6 +208,7 @@ class EditIn(BaseModel):
     dice: list[int] | None = None
     play: str | None = None
     how: str | None = None
+    basis: str | None = None  # accept: "confirmed" when a person saw the guessed dice on the footage
     kind: str | None = None
     value: int | None = None
     winner: int | None = None
@@ -339,8 +349,9 @@ def post_submitted(match_id: int, body: VersionIn, login: LoginDep, session: Ses
 def get_mat(match_id: int, login: LoginDep, session: SessionDep):
     t = get_transcript(session, match_id)
     doc = json.loads(t.doc_json)
+    m = session.get(Match, match_id)
     try:
-        text = mat_text(doc)
+        text = export_mat(doc, m.event.name, m.board.number)
     except MatchFormatError as e:
         raise HTTPException(409, {"message": str(e), "version": t.version, "updated_by": t.updated_by}) from None
     p1, p2 = (_safe(n) for n in doc["players"])

@@ -58,8 +58,11 @@
   document.querySelectorAll("button.alt").forEach(b => b.addEventListener("click", () => pick(b)));
   const on = (id, ev, fn) => { const el = document.getElementById(id); if (el) el.addEventListener(ev, fn); };
   on("accept", "click", () => edit({op: "accept"}));
+  on("confirm", "click", () => edit({op: "accept", basis: "confirmed"}));
   on("undo", "click", () => post("/undo", {}, true));
   on("approve", "click", () => post("/approve", {}, true));
+  on("reopen", "click", () => post("/reopen", {}, true));
+  on("submitted", "click", () => post("/submitted", {}, true));
   on("set-move", "submit", e => {
     e.preventDefault();
     const f = e.target.elements;

@@ -77,3 +77,26 @@ def test_fast_replay_keeps_every_frame_and_the_footage_times(tmp_path, clips):
     assert len(ms) == 3
     span = parse_iso(ms[-1]["end"]) - parse_iso(ms[0]["start"])
     assert abs(span - seconds) < 0.5, span
+
+
+@needs_ffmpeg
+def test_a_hole_in_a_replayed_file_is_the_camera_lost(tmp_path, clips):
+    """The demo's pulled cable (a replayed file with 6 s of packets cut out, timestamps keeping the hole) is
+    recorded as a live camera lost is: the segment closes and the next one's manifest records a `source_lost`
+    gap (it was a `late_frames` note inside one segment)."""
+    from bgscribe.demo import unplug
+
+    fps = 15
+    cut = tmp_path / "cut.mp4"
+    a0, b0 = unplug(clips(24, size="640x360"), cut, 8.0, 6.0)
+    assert 5.9 < b0 - a0 < 7.1
+    store = tmp_path / "store"
+    a = agent(7, str(cut), tmp_path, "--store", str(store), "--segment-seconds", "60", "--fps", str(fps),
+              "--replay-speed", "0")
+    assert a.wait(timeout=120) == 0, a.text()[-3000:]
+    ms = manifests(store)
+    assert len(ms) == 2 and ms[0]["closed"] == "source_lost", [(m["segment_id"], m["closed"]) for m in ms]
+    gaps = [g for m in ms for g in m["gaps"]]
+    assert [g["reason"] for g in gaps] == ["source_lost"], gaps
+    assert abs(gaps[0]["seconds"] - (b0 - a0 - 1 / fps)) < 0.2
+    assert abs(parse_iso(ms[1]["start"]) - parse_iso(ms[0]["end"]) - gaps[0]["seconds"]) < 0.2

@@ -61,6 +61,19 @@ def test_validate_malformed_file_no_traceback(tmp_path):
     assert f"{p}:5: format:" in r.stdout and "missing.mat: format: cannot read the file" in r.stdout
 
 
+def test_validate_garbled_file_reports_every_line_that_does_not_read(tmp_path):
+    p = tmp_path / "garbled.mat"
+    p.write_text(" 7 point match\n\n Game 1\n A : 0   B : 0\n  1) 31: 8/5 6/q\n  2) 42: 8/4 6/4   31: 8/5 6/5\n"
+                 "  3) zz garbage\n  4) 64: 24/18 13/9!   Doubles\n")
+    r = bgscribe("validate", p)
+    assert r.returncode == 1 and "Traceback" not in r.stderr + r.stdout
+    for ln in (5, 7, 8):
+        assert f"{p}:{ln}: format:" in r.stdout, r.stdout
+    assert f"{p}:6:" not in r.stdout and r.stdout.strip().endswith("3 errors")
+    errs = json.loads(bgscribe("validate", "--json", p).stdout)["files"][0]["errors"]
+    assert [(e["kind"], e["line"]) for e in errs] == [("format", 5), ("format", 7), ("format", 8)]
+
+
 def test_convert_writes_canonical_mat(sample_paths, tmp_path):
     out = tmp_path / "m.mat"
     r = bgscribe("convert", sample_paths[2], "--out", out)
@@ -80,7 +93,25 @@ def test_convert_refuses_invalid_and_loses_nothing(sample_paths, tmp_path):
     assert r.returncode == 1 and "refusing to write" in r.stderr and "Traceback" not in r.stderr
     assert out.read_text() == "previous content"
     r = bgscribe("convert", bad, "--out", out, "--force")
-    assert r.returncode == 0 and "13/6" in out.read_text()
+    assert "13/6" in out.read_text()
+    # written, but said loudly: every problem, and exit status 1
+    assert r.returncode == 1 and f"warning: {out} was written with --force but is NOT a valid match (2 problems)" \
+        in r.stderr, r.stderr
+    assert "  dice: adrien75116 rolled 61: '13/6 8/7' moves 8 pips" in r.stderr and "[game 1, move 1]" in r.stderr
+    assert "  illegal_play: " in r.stderr and "[game 1, move 14]" in r.stderr  # every problem, not the first
+
+
+def test_convert_output_follows_the_umask(sample_paths, tmp_path):
+    import os
+
+    out = tmp_path / "m.mat"
+    r = subprocess.run(["sh", "-c", f'umask 022 && "{sys.executable}" -m bgscribe convert "{sample_paths[2]}" '
+                        f'--out "{out}"'], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert oct(os.stat(out).st_mode & 0o777) == oct(0o644)  # as any other file written under umask 022
+    os.chmod(out, 0o640)  # a mode someone chose is kept on rewrite
+    assert bgscribe("convert", sample_paths[2], "--out", out).returncode == 0
+    assert oct(os.stat(out).st_mode & 0o777) == oct(0o640)
 
 
 def test_convert_unwritable_destination(sample_paths, tmp_path):
@@ -88,3 +119,17 @@ def test_convert_unwritable_destination(sample_paths, tmp_path):
     blocker.write_text("x")
     r = bgscribe("convert", sample_paths[0], "--out", blocker / "sub" / "m.mat")
     assert r.returncode == 1 and "cannot write" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_empty_or_non_video_file_is_named_as_such(tmp_path):
+    empty, text = tmp_path / "empty.mp4", tmp_path / "notes.mp4"
+    empty.write_bytes(b"")
+    text.write_text("not a video at all\n")
+    for cmd in (("observe", empty, "--out", tmp_path / "o.jsonl"), ("transcribe", empty, "--out", tmp_path / "m.mat"),
+                ("check-camera", empty)):
+        r = bgscribe(*cmd)
+        assert r.returncode != 0 and f"cannot open {empty}: empty file (0 bytes)" in r.stderr, r.stderr
+        assert "Errno" not in r.stderr and "Traceback" not in r.stderr
+    r = bgscribe("observe", text, "--out", tmp_path / "o.jsonl")
+    assert r.returncode == 1 and f"cannot open {text}: not a video (FFmpeg finds no video format in its 19 bytes)" \
+        in r.stderr and "Errno" not in r.stderr, r.stderr

@@ -64,3 +64,48 @@ def test_demo_serves_a_transcribed_match_with_flags_to_review(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
     assert proc.returncode == 0, "".join(lines)[-2000:]
+
+
+def _demo_once(out) -> tuple[str, list]:
+    """One `bgscribe demo --exit-when-ready` run in ``out``: its log and the transcript's actions."""
+    import json
+    import sqlite3
+
+    r = subprocess.run([sys.executable, "-m", "bgscribe", "demo", "--out", str(out), "--port", "0",
+                        "--size", "960x540", "--fps", "5", "--exit-when-ready"],
+                       capture_output=True, text=True, timeout=900)
+    log = r.stdout + r.stderr
+    assert r.returncode == 0, log[-3000:]
+    with sqlite3.connect(out / "data" / "bgscribe.db") as db:
+        [(doc,)] = db.execute("select doc_json from transcripts").fetchall()
+    games = json.loads(doc)["games"]
+    return log, [(g["winner"], [(a["kind"], a["player"], a.get("dice"), a.get("play"), [f["reason"] for f in
+                                                                                      a.get("flags", [])])
+                                for a in g["actions"]]) for g in games]
+
+
+def test_demo_run_twice_in_one_folder_gives_the_same_match(tmp_path):
+    """The second run used to find the first one's segments in its match's time (its footage stamped from
+    "now") and stitch them in: 58 actions, 126 flags, the winner reversed. Now each run starts from an empty
+    server, and the video the first run rendered is reused."""
+    out = tmp_path / "demo"
+    log1, first = _demo_once(out)
+    log2, second = _demo_once(out)
+    assert "reusing the video" in log2 and "removing the last run's server data" in log2
+    assert second == first
+    assert re.search(r"holds \d+ MB .*rm -r", log1)
+
+
+def test_demo_clears_only_its_own_files(tmp_path):
+    """The last run's server data always goes, its video with --fresh; nothing else in --out is touched."""
+    from bgscribe.demo import clear
+
+    for name in ("data/bgscribe.db", "spool/x.mp4", "capture-agent.log", "board01.mp4", "truth.jsonl",
+                 "render.json", "notes.txt", "mine/keep.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    clear(tmp_path, fresh=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["board01.mp4", "mine", "notes.txt", "render.json",
+                                                          "truth.jsonl"]
+    clear(tmp_path, fresh=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "notes.txt"]

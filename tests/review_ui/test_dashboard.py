@@ -149,3 +149,25 @@ def test_camera_grade_from_the_agent_on_the_board_card(dash):
     r = dash.post("/api/v1/ingest/boards/7/heartbeat", json={"camera_check": {"passed": True}}, headers=auth(TOKEN))
     assert r.status_code == 422 and "camera_check" in r.text
     assert boards(dash)[7]["camera"]["passed"]
+
+
+def test_an_offline_board_does_not_say_recording(dash):
+    heartbeat(dash)
+    assert "recording · 15.0 fps" in dash.get("/dashboard/live").text
+    with dash.app_state.db.session() as s:
+        s.query(Board).filter_by(number=7).one().last_seen_at = utcnow() - timedelta(seconds=120)
+        s.commit()
+    page = dash.get("/dashboard/live").text
+    card = page[page.index('data-board="7"'):page.index('data-board="8"')]
+    assert "offline" in card and "recording · 15.0 fps" not in card
+    assert "no heartbeat for 120 s (it last said: recording)" in card
+
+
+def test_camera_check_names_read_as_words(dash):
+    grade = {"passed": False, "failed": ["frame_rate"], "size": [1280, 720],
+             "checks": [{"name": "board", "status": "warn", "message": "close to the left edge"},
+                        {"name": "frame_rate", "status": "fail", "message": "8 fps, need 10"}]}
+    heartbeat(dash, camera_check=grade)
+    assert boards(dash)[7]["camera"]["failed"] == ["frame_rate"]  # the API keeps the names
+    page = dash.get("/dashboard/live").text
+    assert "fix frame rate" in page and "frame rate: 8 fps, need 10" in page and "frame_rate" not in page

@@ -3,7 +3,7 @@ uploaded through the ingest API, decoded with PyAV; range requests; purged and m
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import cv2
 import numpy as np
@@ -161,3 +161,39 @@ def test_footage_file_missing_from_the_store(footage):
     r = footage.get(mp(footage, "/frame.jpg"), params={"t": 1})
     assert r.status_code == 404 and "missing from the store" in r.json()["detail"]
     assert footage.get(mp(footage, f"/segments/{footage.rows[0]}.mp4")).status_code == 404
+
+
+def test_a_gap_recorded_inside_a_segment_shows_no_stale_frame(client, tmp_path):
+    """The camera sent nothing for 3 s inside one segment (the agent noted the gap in its manifest): a time in
+    it is a gap, not the last frame before it."""
+    import av
+
+    from capture.manifest import Gap, iso
+    from capture.recorder import EncoderSettings, SegmentWriter
+
+    from .test_ingest import upload as ingest_upload
+
+    add_users(client.app_state)
+    match_id = add_match(client.app_state)
+    h = login(client, "ann")
+    assert upload(client, match_id, h).status_code == 201
+    t0 = START.replace(tzinfo=UTC).timestamp()
+    wr = SegmentWriter(tmp_path, 7, t0, EncoderSettings(fps=10, keyframe_interval=1.0), 320, 240, "yuv420p")
+    times = [k / 10 for k in range(30)] + [6 + k / 10 for k in range(30)]  # nothing from 3.0 to 6.0 s
+    for k, t in enumerate(times):
+        if k == 30:
+            wr.note_gap(Gap(iso(t0 + 3.0), iso(t0 + 6.0), 3.0, "late_frames"))
+        wr.add(av.VideoFrame.from_ndarray(np.full((240, 320, 3), level(0, k), np.uint8), format="rgb24"), t0 + t)
+    m = wr.close("length")
+    r = ingest_upload(client, m.to_dict(), (tmp_path / f"{m.segment_id}.mp4").read_bytes(), token=TOKEN)
+    assert r.status_code == 200, r.text
+    url = f"/api/v1/matches/{match_id}"
+    reason = ("no footage at 0:04.5 into the match (2026-11-29 10:00:04 UTC): a gap in the recording "
+              "(3.0 s, the camera sent no frames)")
+    assert client.get(url + "/footage", params={"t": 4.5}).json() == {"t": 4.5, "available": False,
+                                                                       "reason": reason}
+    r = client.get(url + "/frame.jpg", params={"t": 4.5})
+    assert r.status_code == 404 and r.json()["detail"] == reason
+    for t in (2.0, 6.5):  # either side of it: frames
+        assert client.get(url + "/footage", params={"t": t}).json()["available"] is True
+        assert client.get(url + "/frame.jpg", params={"t": t}).status_code == 200

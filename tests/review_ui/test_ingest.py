@@ -176,3 +176,41 @@ def test_staff_api_needs_the_staff_token(client):
     assert client.get("/api/v1/events").status_code == 401
     assert client.get("/api/v1/events", headers=auth()).status_code == 401  # a board token is not enough
     assert client.post("/api/v1/purge", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+def test_footage_of_a_time_the_board_already_holds_is_stitched_into_no_match(client):
+    """A second recording over time the board has footage of (the demo run again: its replay stamped from "now",
+    an agent's clock set wrong): neither copy can be told to belong to a match, so neither is linked; the
+    footage before and after the clash still is, and the upload says why."""
+    ev = client.get("/api/v1/events", headers=STAFF).json()[0]
+    for i, start in enumerate(["2026-11-29T17:00:00.000Z", "2026-11-29T17:01:00.000Z", "2026-11-29T17:02:00.000Z"]):
+        m, data = make_segment(n=1000, seed=i, start=start)  # the first recording, a minute each
+        assert "warning" not in upload(client, m, data).json()
+    r = client.post("/api/v1/matches", headers=STAFF, json={
+        "event_id": ev["id"], "board": 7, "started_at": "2026-11-29T17:01:30Z"})
+    match = r.json()
+    m, data = make_segment(n=1000, seed=10, start="2026-11-29T17:01:30.000Z")  # a second recording from 17:01:30
+    m["end"] = "2026-11-29T17:02:30.000Z"
+    r = upload(client, m, data)
+    assert r.status_code == 200 and r.json()["matches"] == []
+    assert "already holds footage of this time (b07-20261129T170100000Z, b07-20261129T170200000Z)" \
+        in r.json()["warning"]
+    m, data = make_segment(n=1000, seed=11, start="2026-11-29T17:03:00.000Z")  # after the clash: linked
+    assert upload(client, m, data).json()["matches"] == [match["id"]]
+    got = client.get(f"/api/v1/matches/{match['id']}", headers=STAFF).json()
+    assert got["segments"] == ["b07-20261129T170300000Z"]
+    # a match entered afterwards is linked by the same rule
+    r = client.post("/api/v1/matches", headers=STAFF, json={
+        "event_id": ev["id"], "board": 7, "started_at": "2026-11-29T16:59:00Z", "ended_at": "2026-11-29T17:01:10Z"})
+    assert r.json()["segments"] == ["b07-20261129T170000000Z"]
+    # two segments that touch (a frame's overlap at the boundary) do not clash
+    from datetime import datetime, timedelta
+
+    from review_ui.services import clashing
+
+    class Seg:
+        def __init__(self, i, start, end):
+            self.id, self.start, self.end = i, start, end
+    t = datetime(2026, 11, 29, 17)
+    assert clashing([Seg(1, t, t + timedelta(seconds=60.05)), Seg(2, t + timedelta(seconds=60), t +
+                     timedelta(seconds=120))]) == set()

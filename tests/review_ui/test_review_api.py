@@ -374,3 +374,133 @@ def test_bmab_bundle_of_one_round(ann):
     assert json.loads(zipfile.ZipFile(io.BytesIO(r.content)).read("manifest.json"))["matches"] == []
     r = ann.get("/api/v1/events/1/bmab-bundle.zip", params={"round": 9})
     assert r.status_code == 404 and "no round 9" in r.text
+
+
+# ----------------------------------------------------------------------------- guesses
+
+
+def _gap_report(reason: str = "footage_gap") -> bytes:
+    """A decoder report whose second move was played in a footage gap: 36 guessed from the board afterwards
+    (9 pips off the 24-point), which 54 would have left the same."""
+    acts = [{"kind": "move", "player": 0, "dice": [6, 5], "play": "24/13", "time": 3.0, "confidence": 1.0},
+            {"kind": "move", "player": 1, "dice": [3, 6], "play": "24/15", "time": 205.0, "confidence": None,
+             "alternatives": [], "flags": [{"reason": reason, "message": "played while the footage was missing"}]},
+            {"kind": "move", "player": 0, "dice": [2, 1], "play": "13/11 6/5", "time": 230.0, "confidence": 0.5,
+             "flags": [{"reason": "close_call", "message": "13/10 is nearly as likely"}]}]
+    return json.dumps({"players": ["Ann", "Ben"], "length": 7, "games": [{"score": [0, 0], "actions": acts}],
+                       "flags": []}).encode()
+
+
+@pytest.mark.parametrize("reason", ["footage_gap", "dice_unclear", "unseen_turn"])
+def test_a_guessed_roll_offers_the_other_rolls_that_fit_the_board(app_client, reason):
+    h = login(app_client, "ann")
+    assert upload(app_client, app_client.match_id, h, report=_gap_report(reason), mat=False).status_code == 201
+    alts = app_client.get(url(app_client, "/games/1/actions/2")).json()["alternatives"]
+    board = [(x["label"], x["source"]) for x in alts if x["source"] == "board"]
+    assert board == [("54: 24/15", "board")]  # the one other roll leaving that board (63 is 36)
+    assert alts.index({"dice": [5, 4], "play": "24/15", "label": "54: 24/15", "source": "board"}) < 9  # a key
+    # a move read from the footage (dice seen) is offered its own dice's plays only
+    assert {tuple(x["dice"]) for x in app_client.get(url(app_client, "/games/1/actions/3")).json()["alternatives"]} \
+        == {(2, 1)}
+
+
+def test_accepting_a_guess_is_kept_as_taken_on_trust(app_client):
+    h = login(app_client, "ann")
+    assert upload(app_client, app_client.match_id, h, report=_gap_report(), mat=False).status_code == 201
+    page = app_client.get(f"/matches/{app_client.match_id}?g=1&a=2").text
+    assert "Accept the guess (dice not seen)" in page and "Accept as read" not in page
+    assert 'id="confirm"' not in page  # no footage uploaded: nothing to confirm from
+    assert "(a guess: the dice were not seen)" in page
+    r = edit(app_client, h, 1, op="accept", game=1, action=2)
+    assert r.status_code == 200, r.text
+    t = r.json()
+    act = t["games"][0]["actions"][1]
+    assert act["basis"] == "trusted" and "taken on trust" in act["flags"][0]["resolved"]["how"]
+    assert t["on_trust"] == [{"game": 1, "action": 2}]
+    assert "on trust" in app_client.get(f"/matches/{app_client.match_id}?g=1&a=2").text
+    # a read move's flag accepted: confirmed, as is a guess a person saw on the footage
+    t = edit(app_client, h, 2, op="accept", game=1, action=3).json()
+    assert t["games"][0]["actions"][2]["basis"] == "confirmed" and t["on_trust"] == [{"game": 1, "action": 2}]
+    t = edit(app_client, h, 3, op="accept", game=1, action=2, basis="confirmed").json()
+    assert t["games"][0]["actions"][1]["basis"] == "confirmed" and t["on_trust"] == []
+    # picking another roll is a person's decision
+    t = edit(app_client, h, 4, op="set_move", game=1, action=2, dice=[5, 4], play="24/15").json()
+    assert t["games"][0]["actions"][1]["basis"] == "confirmed" and [f["kind"] for f in t["findings"]] == ["result"]
+    assert "Accept as read" in app_client.get(f"/matches/{app_client.match_id}?g=1&a=3").text
+
+
+def test_one_match_one_mat_from_the_page_and_the_bundle(ann):
+    import io
+    import zipfile
+
+    v = _clear_all_flags(ann, ann.h)
+    assert ann.post(url(ann, "/approve"), json={"version": v}, headers=ann.h).status_code == 200
+    page = ann.get(f"/api/v1/matches/{ann.match_id}/transcript.mat").content
+    z = zipfile.ZipFile(io.BytesIO(ann.get("/api/v1/events/1/bmab-bundle.zip").content))
+    [entry] = json.loads(z.read("manifest.json"))["matches"]
+    assert z.read(entry["file"]) == page  # byte for byte: Event and Board in both
+    # the dice_unclear reads accepted as the decoder guessed them are listed as taken on trust
+    trusted = {(f["game"], f["action"]) for f in entry["taken_on_trust"]}
+    flagged = {(f["game"], f["action"]) for f in json.loads(REPORT.read_text())["flags"]
+               if f["reason"] == "dice_unclear"}
+    assert trusted == flagged - {MISREAD}
+    assert parse_mat(page.decode()).meta["Event"] == "EPC Leg 3" and parse_mat(page.decode()).meta["Board"] == "7"
+
+
+def test_the_drawn_boards_show_the_cube(ann):
+    """Before and after each action the cube is drawn on the bar: centred (64), offered, at its owner's side."""
+    import re
+
+    def cubes(g, a):
+        page = ann.get(f"/matches/{ann.match_id}?g={g}&a={a}").text
+        return re.findall(r'<g class="cube" data-value="(\d+)" data-state="(\w+)"><title>([^<]*)</title>', page)
+
+    assert cubes(1, 1) == [("1", "centre", "cube 64, centred")] * 2
+    assert cubes(1, 13) == [("1", "centre", "cube 64, centred"), ("2", "offered", "cube 2, offered by Bob")]
+    assert cubes(1, 14) == [("2", "offered", "cube 2, offered by Bob"), ("2", "owner0", "cube 2, owned by Alice")]
+    assert cubes(2, 24)[1] == ("2", "owner1", "cube 2, owned by Bob")
+    assert cubes(2, 1)[0] == ("1", "centre", "cube 64, centred")  # a new game: centred again
+
+
+@pytest.mark.parametrize("seating,point1", [({"p0_bottom": True, "home_right": True}, "bottom right"),
+                                            ({"p0_bottom": True, "home_right": False}, "bottom left"),
+                                            ({"p0_bottom": False, "home_right": True}, "top right")])
+def test_the_drawn_boards_are_the_way_round_the_camera_sees_the_board(app_client, seating, point1):
+    """The decoder's seating says where player 0 sits and which side the homes are: the drawing follows (the
+    demo's camera, home on the left, showed the board mirrored against the drawings)."""
+    import re
+
+    h = login(app_client, "ann")
+    report = json.loads(REPORT.read_text())
+    report["seating"] = {**seating, "p0_light": True}
+    assert upload(app_client, app_client.match_id, h, report=json.dumps(report).encode()).status_code == 201
+    page = app_client.get(f"/matches/{app_client.match_id}?g=1&a=1").text
+    svg = page[page.index('<svg'):page.index('</svg>')]
+    labels = {int(n): (float(x), float(y)) for x, y, n in
+              re.findall(r'<text x="([\d.]+)" y="([\d.]+)" font-size="8" text-anchor="middle" fill="#fff">(\d+)</text>',
+                         svg)}
+    (x1, y1), (x12, _), (x13, y13) = labels[1], labels[12], labels[13]
+    assert point1 == ("bottom" if y1 > y13 else "top") + " " + ("right" if x1 > x12 else "left")
+    assert x13 == x12  # 13 across from 12, whichever way round
+
+
+def test_findings_are_numbered_as_the_move_list_link_there_and_name_the_edit_behind_them(ann):
+    """A legal pick that makes later moves illegal: each finding names the action as the move list numbers it
+    (cube actions counted) and links to it, and the page says the findings came with that edit."""
+    import re
+
+    r = edit(ann, ann.h, 1, op="set_move", game=1, action=2, dice=[4, 6], play="24/14")  # read 46: 24/18 13/9
+    assert r.status_code == 200, r.text
+    t = r.json()
+    assert t["findings"] and all(f["action"] > 2 for f in t["findings"] if "action" in f)
+    for f in t["findings"]:
+        if "action" in f:  # the action it names is that player's
+            assert t["games"][f["game"] - 1]["actions"][f["action"] - 1]["player"] == f["player"]
+    page = ann.get(f"/matches/{ann.match_id}?g=1&a=5").text
+    box = page[page.index('id="findings"'):page.index("</ul></div>")]
+    first = next(f for f in t["findings"] if "action" in f)
+    assert f'<a href="?g={first["game"]}&a={first["action"]}">game {first["game"]}, action {first["action"]}</a>' \
+        in box
+    cause = re.sub(r"\s+", " ", box[box.index('id="cause"'):box.index("</p>")])
+    assert f'{len(t["findings"])} of them came with the last edit: <a href="?g=1&a=2">game 1 action 2</a> ' \
+           "(set move by ann); <kbd>u</kbd> undoes it." in cause, cause

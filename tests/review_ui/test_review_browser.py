@@ -208,6 +208,8 @@ def test_review_fix_approve_download(server, page, tmp_path):
         now = int(page.inner_text("#flags-left"))
         assert now < left
         left = now
+        if left == 1:
+            assert "1 flag left" in page.inner_text("section.summary")
     (ARTIFACTS / "review_keys.json").write_text(json.dumps(
         {"flags": 32, "flagged_actions": actions, "keys": keys, "keys_per_flagged_action": keys / actions,
          "clicks": 0}) + "\n")
@@ -215,6 +217,8 @@ def test_review_fix_approve_download(server, page, tmp_path):
     with page.expect_navigation():
         page.click("#approve")
     assert page.inner_text("#status") == "approved"
+    assert page.locator("#reopen").count() == 0  # a director's button; ann is staff
+    assert page.locator("#submitted").is_visible()
 
     with page.expect_download() as dl:
         page.click("#download")
@@ -227,3 +231,62 @@ def test_review_fix_approve_download(server, page, tmp_path):
     assert [len(x.actions) for x in back.games] == [len(x.actions) for x in rec.games]
     assert back.games[g - 1].actions[a - 1].dice == (1, 2)
     shutil.copyfile(path, ARTIFACTS / "approved.mat")
+    with page.expect_navigation():
+        page.click("#submitted")  # sent to BMAB: the page says so
+    assert page.inner_text("#status") == "submitted" and "submitted" in page.inner_text("#submitted-at")
+
+
+def _login(page, base: str) -> None:
+    page.goto(f"{base}/login")
+    page.fill("input[name=username]", "ann")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_selector("table.matches")
+
+
+def test_a_guessed_roll_is_accepted_as_a_guess(server, page):
+    """Dice the camera could not tell (dice_unclear): the page says the roll is a guess, offers the other rolls
+    that leave the board as it was seen, and "a" records the action as taken on trust."""
+    base, match_id = server
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    _login(page, base)
+    page.goto(f"{base}/matches/{match_id}?g=2&a=40")  # read 42: bar/21, the dice unclear (perhaps 32)
+    assert "(a guess: the dice could not be read for sure)" in page.inner_text("section.action h2")
+    assert page.inner_text("#accept") == "a Accept the guess (dice unclear)"
+    labels = page.locator("ol.alts li").all_inner_texts()
+    assert any("54: bar/21" in x and "another roll that leaves this board" in x for x in labels), labels
+    assert not any(x.strip().endswith("decoder") for x in labels)  # no unexplained word
+    page.screenshot(path=str(ARTIFACTS / "review-guess.png"), full_page=True)
+    with page.expect_navigation():
+        page.keyboard.press("a")
+    row = page.locator("nav.moves tr", has=page.locator('a[href="?g=2&a=40"]'))
+    assert "on trust" in row.inner_text()
+    page.goto(f"{base}/matches/{match_id}?g=2&a=40")
+    assert page.inner_text("#basis") == "Taken on trust (dice unclear)."
+    page.screenshot(path=str(ARTIFACTS / "review-guess-trusted.png"), full_page=True)
+
+
+def test_the_desk_answers_with_pages_and_names_things(server, page):
+    """A wrong address gets a page, every page has an icon (no failed request), the event page lists the
+    players of its matches and links the matches."""
+    base, match_id = server
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    _login(page, base)
+    assert page.evaluate("fetch('/favicon.ico').then(r => r.status)") == 200
+    r = page.goto(f"{base}/no/such/page")
+    assert r.status == 404 and r.headers["content-type"].startswith("text/html")
+    assert page.inner_text("#error h1") == "Not found"
+    assert "There is no page at /no/such/page." in page.inner_text("#error")
+    page.screenshot(path=str(ARTIFACTS / "not-found.png"), full_page=True)
+    failed.remove(f"404 {base}/no/such/page")
+    page.goto(f"{base}/events/1")
+    assert page.inner_text("#players h2") == "Players (2)" and "Alice, Bob" in page.inner_text("#players")
+    link = page.locator(f'#matches a[href="/matches/{match_id}"]')
+    assert link.count() == 1
+    page.screenshot(path=str(ARTIFACTS / "event.png"), full_page=True)
+    with page.expect_navigation():
+        link.click()
+    page.wait_for_selector("#review")
+    assert failed == [], failed  # the favicon included
