@@ -2,18 +2,25 @@
 
 The corner network (`vision.calibrate`) learnt boards from our renderer alone; on real pictures it
 is lost. What every backgammon board shares, whatever its colours, materials and surroundings, is
-its structure: two rows of twelve points facing each other, each row two runs of six split by the
-bar, the points of a run alternating between two colours. This module
+its layout: two rows of twelve points facing each other, each row two runs of six split by the bar,
+the points alternating between two colours. `find_field`
 
 1. proposes quadrilaterals: the outlines of large regions in several edge and colour maps (the
-   field's rim, the board's frame, a felt or leather surface), each taken both ways round;
-2. scores each by that structure (`structure_score`): rectified, the columns where the points
-   must lie are sampled at several depths from each row's base, and the points of each run must
-   fall into two colour groups alternating along the run, consistently from base to tip. A
-   picture of anything else (a table, a chess board, a shifted quadrilateral) does not, which is
-   what makes the quality honest;
-3. fits the field's shape from the best (the bar's width, the rim on each side: `FieldShape`), and
-   snaps the four sides onto the strongest straight edges near them.
+   field's rim, the board's frame, a felt or leather surface) and of pairs of similar regions side by
+   side (the two halves), each taken both ways round (the bar up and down, or across);
+2. scores each by that layout (`structure_score`): rectified, the share of the picture's colour
+   variation that one colour per row's even points, per row's odd points, the bar and the rim round
+   the field explain, less what the same layout half a point aside explains (any stripes, wood grain
+   or clutter fit both alike). A picture of anything else scores near 0;
+3. searches the best outlines' extent (a candidate is often the frame, or a field with its trays, or
+   the field a point aside), moves the field so that its bar is the quiet strip in the middle where
+   that fits better, and polishes the corners with a robust fit (pixels far off the fit, checkers and
+   hands, count less: otherwise they pull the edges inwards).
+
+The bar's width and the points' length are the best of the shapes searched. Known limits, measured by
+tests/bench/bench_real.py: the optimum can sit a row or a point off the field with a quality as high
+as the right answer's (the quality tells a board from no board, not yet a precise fit from a rough
+one), and a board whose points hardly differ from its wood is not found.
 
 Everything here runs on a copy of the picture about 640 px wide; corners come back in the
 picture's own pixels.
@@ -21,7 +28,7 @@ picture's own pixels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -38,13 +45,12 @@ MIN_AREA = 0.08  # a field covers at least this share of the picture (a board ca
 
 @dataclass
 class FieldFit:
-    corners: np.ndarray  # (4, 2) picture pixels: TL, TR, BR, BL with the bar running top to bottom
+    corners: np.ndarray  # (4, 2) picture pixels, clockwise; the bar lies between the halves of side 0-1
     quality: float  # 0..1: how surely this is a board's playing field
     bar_frac: float  # the bar's share of the field's width
     point_len: float  # a point's length, share of the field's height
-    score: float = 0.0  # the raw structure score
+    score: float = 0.0  # the raw (robust) structure score
     turned: bool = False  # the bar runs across the picture (the rows are up and down)
-    notes: list[str] = field(default_factory=list)
 
     @property
     def found(self) -> bool:
@@ -224,11 +230,8 @@ def candidates(img: np.ndarray) -> list[np.ndarray]:
     out: list[np.ndarray] = []
     for ch in chans:
         ch = cv2.GaussianBlur(ch, (5, 5), 0)
-        med = float(np.median(ch))
-        for lo, hi in ((0.33, 1.0), (0.66, 1.33), (0.15, 0.5)):
-            edges = cv2.Canny(ch, max(5, lo * med), max(15, hi * med))
-            if ch is not chans[0]:
-                edges = cv2.Canny(ch, 8 + 20 * lo, 20 + 40 * lo)
+        for lo, hi in ((15, 33), (21, 46), (11, 26)):  # Canny thresholds: faint to clear edges
+            edges = cv2.Canny(ch, lo, hi)
             for k in (3, 7):
                 closed = cv2.dilate(edges, np.ones((k, k), np.uint8))
                 # regions between the edges, and the edge networks themselves
