@@ -18,9 +18,9 @@ def add_observe_arguments(p) -> None:
                         "are at): read first if the file exists, updated after. Give one file per board when "
                         "its footage comes in pieces, as the server does")
     p.add_argument("--field", metavar='"x,y x,y x,y x,y"',
-                   help="the playing field's corners in the picture (TL, TR, BR, BL as seen with the bar running "
-                        "top to bottom; see 'bgscribe read'): a calibration confirmed by a person, kept and "
-                        "followed through small bumps, instead of finding the board")
+                   help="the playing field's corners in the picture, any order round the field (as 'bgscribe "
+                        "read' prints them): a calibration confirmed by a person, kept for the whole video, "
+                        "instead of finding the board")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -32,9 +32,7 @@ def run_observe(args) -> int:
     try:
         field = None
         if args.field:
-            from .still import parse_field
-
-            field = tuple(map(tuple, parse_field(args.field).tolist()))
+            field = _field_of_video(args.video, args.field)
         opts = ObserveOptions(read_every_s=args.read_every, every=args.every, field=field)
         stats = observe_video(args.video, args.out, opts,
                               progress=not args.quiet, board_state=args.board_state)
@@ -77,6 +75,20 @@ def run_read(args) -> int:
         print(f"  bar: {out['bar']}  trays: {out['trays']}  dice: {[d['value'] for d in out['dice']]}  "
               f"cube: {out['cube']}")
     return 0 if out["board_found"] else 1
+
+
+def _field_of_video(video: str, text: str) -> tuple:
+    """--field's corners (any order round the field) in the order the observer takes them (TL, TR, BR, BL
+    with the bar running top to bottom), which way round judged on the video's first picture."""
+    from .decoding import video_frames
+    from .fieldfind import given_field, turned_corners
+    from .still import parse_field
+
+    corners = parse_field(text)
+    for _, _, frame in video_frames(video, 1, False):
+        if frame is not None:
+            return tuple(map(tuple, turned_corners(given_field(frame.bgr, corners)).tolist()))
+    raise ValueError(f"{video}: no picture to place --field on")
 
 
 def add_eval_arguments(p) -> None:

@@ -11,6 +11,7 @@ lists the corners TL, TR, BR, BL in that turned view, in the picture's own pixel
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import cv2
@@ -27,8 +28,6 @@ class PictureError(ValueError):
 
 
 def load_picture(path: str) -> np.ndarray:
-    import os
-
     if not os.path.exists(path):
         raise PictureError(f"{path}: no such file")
     if os.path.getsize(path) == 0:

@@ -214,3 +214,25 @@ def test_confirmed_field_calibration_is_kept(boards):
     for _ in range(3):  # rechecked on quiet frames: kept as given
         got = tracker.update(frame, quiet=True)
     assert got.confirmed and np.array_equal(got.field, truth)
+
+
+def test_observe_with_a_given_field(tmp_path, boards):
+    """`bgscribe observe --field`: corners in any order round the field, put the way round the picture shows
+    on the first frame; every frame is calibrated by them, and the quiet board is read right through them."""
+    from tests.clips import write_clip
+    from transcriber.observation import FrameObservation
+
+    frame, truth, _, scene = boards[2]
+    video = write_clip(tmp_path / "board.mp4", [frame], seconds=2.0, fps=5)
+    field = " ".join(f"{x:.1f},{y:.1f}" for x, y in np.roll(truth[::-1], 1, 0))  # another order, the other way
+    out = tmp_path / "obs.jsonl"
+    p = _cli("observe", str(video), "--out", str(out), "--field", field, "--quiet")
+    assert p.returncode == 0, p.stderr
+    obs = [FrameObservation.from_json(line) for line in out.read_text().splitlines()]
+    assert all(o.calibrated for o in obs)
+    read = [o for o in obs if o.slots][-1]
+    got = [s.best() for s in read.slots[:24]]
+    right = sum(tuple(g) == tuple(int(v) for v in scene.counts[k]) for k, g in enumerate(got))
+    assert right >= 23, (got, scene.counts[:24].tolist())
+    p = _cli("observe", str(video), "--out", str(out), "--field", "1,2 3,4")
+    assert p.returncode != 0 and "four corners" in p.stderr and "Traceback" not in p.stderr
