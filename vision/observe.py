@@ -114,16 +114,26 @@ class Observer:
         self._last_read: tuple | None = None  # (corners, slots, dice, cube, bar_x) of the last read, if sure
 
     def board_state(self) -> dict:
-        """What was learnt about this board that outlives one video: its checker colours and which end
-        its trays are at. The server keeps it per board, so a 60 s segment that never shows an opening
-        position still knows the colours."""
-        return {"colours": self.colours.to_json(), "tray_vote": round(self._tray_vote, 4),
-                "tray_counts": round(self._tray_counts, 4)}
+        """What was learnt about this board that outlives one video: its checker colours, which end
+        its trays are at, and the field's corners where a person gave them. The server keeps it per board,
+        so a 60 s segment that never shows an opening position still knows the colours."""
+        state = {"colours": self.colours.to_json(), "tray_vote": round(self._tray_vote, 4),
+                 "tray_counts": round(self._tray_counts, 4)}
+        cal = self.tracker.current
+        if cal is not None and cal.confirmed and cal.field is not None:  # corners a person gave: kept per board
+            state["field"] = [[round(float(x), 2), round(float(y), 2)] for x, y in cal.field]
+        return state
 
     def restore(self, state: dict) -> None:
         self.colours = BoardColours.from_json(state.get("colours") or {})
         self._tray_vote = float(state.get("tray_vote", 0.0))
         self._tray_counts = float(state.get("tray_counts", 0.0))
+        field = state.get("field")
+        if field is not None and self.opts.field is None:  # given for this board before: the camera stays put
+            corners = np.asarray(field, np.float64)
+            if corners.shape != (4, 2):
+                raise ValueError("the board's field must be four corners x, y")
+            self.tracker.current = Calibration.from_field(corners, 1.0, confirmed=True)
 
     def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
         """The board seen from above, and its geometry: which end the trays are at. Two witnesses, each

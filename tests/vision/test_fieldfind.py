@@ -236,3 +236,23 @@ def test_observe_with_a_given_field(tmp_path, boards):
     assert right >= 23, (got, scene.counts[:24].tolist())
     p = _cli("observe", str(video), "--out", str(out), "--field", "1,2 3,4")
     assert p.returncode != 0 and "four corners" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_given_field_carried_by_the_board_state(tmp_path, boards):
+    """Corners given once are kept with the board's state (as the server keeps it per board): the next piece
+    of its footage is observed through them without --field."""
+    from tests.clips import write_clip
+    from transcriber.observation import FrameObservation
+
+    frame, truth, _, _ = boards[1]
+    video = write_clip(tmp_path / "board.mp4", [frame], seconds=1.0, fps=5)
+    state, out = tmp_path / "board_state.json", tmp_path / "obs.jsonl"
+    field = " ".join(f"{x:.1f},{y:.1f}" for x, y in truth)
+    assert _cli("observe", str(video), "--out", str(out), "--field", field, "--board-state", str(state),
+                "--quiet").returncode == 0
+    first = [FrameObservation.from_json(line) for line in out.read_text().splitlines()]
+    assert np.abs(np.array(json.loads(state.read_text())["field"]) - truth).max() < 0.1
+    p = _cli("observe", str(video), "--out", str(out), "--board-state", str(state), "--quiet")
+    assert p.returncode == 0, p.stderr
+    second = [FrameObservation.from_json(line) for line in out.read_text().splitlines()]
+    assert np.allclose(second[0].corners, first[0].corners)
