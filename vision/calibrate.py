@@ -183,9 +183,9 @@ class Tracker:
     finds no board (a real board unlike our renders) the board's structure (`vision.fieldfind`). A
     ``confirmed`` calibration (corners given by a person) is kept."""
 
-    def __init__(self, locator: BoardLocator, recheck_every: int = 30, confirmed: Calibration | None = None):
+    def __init__(self, locator: BoardLocator, recheck_every: int = 30):
         self.locator = locator
-        self.current: Calibration | None = confirmed
+        self.current: Calibration | None = None
         self.recheck_every = recheck_every
         self.since = 0
         self.relocations = 0
@@ -215,6 +215,11 @@ class Tracker:
                 self.current = Calibration(refined, max(self.current.quality, q), refined=True)
             else:
                 return self._relocate(frame)
+        return self.current
+
+    def confirm(self, field: np.ndarray) -> Calibration:
+        """The playing field's corners (TL, TR, BR, BL, the bar up and down) as a person gave them: kept."""
+        self.current = Calibration.from_field(np.asarray(field, np.float64), 1.0, confirmed=True)
         return self.current
 
     def _relocate(self, frame: np.ndarray) -> Calibration | None:

@@ -101,6 +101,7 @@ _T_FLAT_T = np.ascontiguousarray(np.concatenate([_T, _TN]).reshape(-1, _T.shape[
 _ALL = np.arange(len(_HYPS))
 _COARSE = np.array([i for i, (b, L) in enumerate(_HYPS) if POINT_LENGTHS[2] == L and b in BAR_FRACS[2::3]])
 
+
 def _gram(t: np.ndarray) -> np.ndarray:
     x = np.concatenate([np.ones_like(t[:, :1]), t], 1)
     # X'X of each design, with a ridge (a bar of no width has an empty indicator)
@@ -271,9 +272,7 @@ def _unions(quads: list[np.ndarray], w: int, h: int) -> list[np.ndarray]:
     in): every pair of similar quadrilaterals lying side by side makes the whole field's outline."""
     out = []
     diag = float(np.hypot(w, h))
-    info = []
-    for q in quads:
-        info.append((q, cv2.contourArea(q.astype(np.float32))))
+    info = [(q, _area(q)) for q in quads]
     for i, (a, aa) in enumerate(info):
         for b, ab in info[i + 1:]:
             if not 0.6 < aa / max(ab, 1.0) < 1.66:
@@ -332,23 +331,22 @@ def extent_search(img: np.ndarray, q: np.ndarray, scale: float) -> tuple[np.ndar
         i = 2 * axis
         # both sides moved alike too: an outline a point or two aside fits nearly as well as the field (the
         # points alternate the other way round) until the rim and the bar are in the right place
-        grids = [(np.arange(-0.12, 0.25, 0.04), np.arange(-0.12, 0.25, 0.04))]
-        for step in (0.04, 0.0125):
-            if step < 0.04:  # round the best so far
-                grids = [(best[i] + np.arange(-2, 3) * step, (1.0 - best[i + 1]) + np.arange(-2, 3) * step)]
-            for lo_a, lo_b in grids:
-                for a in lo_a:
-                    for b in 1.0 - lo_b:
-                        if b - a < 0.5:
-                            continue
-                        e = list(best)
-                        e[i], e[i + 1] = a, b
-                        sub = _sub_quad(q, *e)
-                        if _area(sub) < min_area:
-                            continue
-                        s, h = quad_score(img, sub, _COARSE, scale)
-                        if s > best_s:
-                            best_s, best_h, best = s, h, e
+        lo_a = lo_b = np.arange(-0.12, 0.25, 0.04)  # insets of the two sides, then round the best so far
+        for fine in (False, True):
+            if fine:
+                lo_a, lo_b = best[i] + np.arange(-2, 3) * 0.0125, (1.0 - best[i + 1]) + np.arange(-2, 3) * 0.0125
+            for a in lo_a:
+                for b in 1.0 - lo_b:
+                    if b - a < 0.5:
+                        continue
+                    e = list(best)
+                    e[i], e[i + 1] = a, b
+                    sub = _sub_quad(q, *e)
+                    if _area(sub) < min_area:
+                        continue
+                    s, h = quad_score(img, sub, _COARSE, scale)
+                    if s > best_s:
+                        best_s, best_h, best = s, h, e
     return _sub_quad(q, *best), best_s, best_h
 
 
@@ -400,11 +398,18 @@ def polish(img: np.ndarray, quad: np.ndarray, hyp: int, scale: float,
     return q, best
 
 
-def find_field(picture: np.ndarray) -> FieldFit:
-    """The playing field in a picture (BGR), with how sure it is; quality < 0.5: no board found."""
+def working_copy(picture: np.ndarray) -> tuple[np.ndarray, float]:
+    """The picture at most `WORK_W` px on its long side, and the scale it was shrunk by."""
     h0, w0 = picture.shape[:2]
     s = min(WORK_W / max(h0, w0), 1.0)
-    img = cv2.resize(picture, (round(w0 * s), round(h0 * s)), interpolation=cv2.INTER_AREA) if s < 1 else picture
+    if s == 1.0:
+        return picture, s
+    return cv2.resize(picture, (round(w0 * s), round(h0 * s)), interpolation=cv2.INTER_AREA), s
+
+
+def find_field(picture: np.ndarray) -> FieldFit:
+    """The playing field in a picture (BGR), with how sure it is; quality < 0.5: no board found."""
+    img, s = working_copy(picture)
     h, w = img.shape[:2]
     scale = picture_scale(img)
     quads = candidates(img)
@@ -446,8 +451,7 @@ def given_field(picture: np.ndarray, corners: np.ndarray) -> FieldFit:
     """A field given by hand: which way round it lies (the bar between which sides) is judged by the
     structure, and so is the quality; it is reported found whatever the quality (a person said so)."""
     q = order_corners(np.asarray(corners, np.float64))
-    s = min(WORK_W / max(picture.shape[:2]), 1.0)
-    small = cv2.resize(picture, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else picture
+    small, s = working_copy(picture)
     scale = picture_scale(small)
     ways = [quad_score(small, np.roll(q, -r, 0) * s, None, scale) for r in range(2)]
     r = int(np.argmax([w[0] for w in ways]))

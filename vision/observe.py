@@ -94,9 +94,9 @@ class Observer:
         tell the tray end by the checkers (None with a ``reader`` of one's own: the picture alone decides)."""
         self.opts = options or ObserveOptions()
         self.fps = fps
-        given = Calibration.from_field(np.array(self.opts.field, np.float64), 1.0, confirmed=True) \
-            if self.opts.field is not None else None
-        self.tracker = Tracker(locator or BoardLocator(), confirmed=given)
+        self.tracker = Tracker(locator or BoardLocator())
+        if self.opts.field is not None:
+            self.tracker.confirm(self.opts.field)
         self.motion = MotionMeter()
         self.quiet = QuietDetector(self.opts.quiet_hold_s)
         if reader is None:
@@ -133,7 +133,7 @@ class Observer:
             corners = np.asarray(field, np.float64)
             if corners.shape != (4, 2):
                 raise ValueError("the board's field must be four corners x, y")
-            self.tracker.current = Calibration.from_field(corners, 1.0, confirmed=True)
+            self.tracker.confirm(corners)
 
     def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
         """The board seen from above, and its geometry: which end the trays are at. Two witnesses, each

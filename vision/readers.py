@@ -404,10 +404,7 @@ class Readers:
         if not peaks:
             return []
         centres = [heat_to_rect(x, y) for x, y, _ in peaks]
-        crops = np.stack([die_crop(rect, c) for c in centres])
-        m = self._m["dice"]
-        logits, aux = m.run(nchw(crops))
-        probs = _softmax(logits, m.temperature[0])
+        probs, aux = self.classify_dice(np.stack([die_crop(rect, c) for c in centres]))
         bx0, _, bx1, _ = geom.bar_rect()
         out = []
         for k, c in enumerate(centres):
@@ -419,6 +416,13 @@ class Readers:
             out.append(DieReading(values, rect_to_mm((cx, cy), geom), cocked=float(_sigmoid(aux[k, 0])),
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
         return _dedupe(out)
+
+    def classify_dice(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Die crops (N, DIE_CROP, DIE_CROP, 3) -> (N, 7) probabilities (not a die, 1..6) and the raw
+        (N, 4) extras (cocked and on-checker logits, centre offset)."""
+        m = self._m["dice"]
+        logits, aux = m.run(nchw(crops))
+        return _softmax(logits, m.temperature[0]), aux
 
     def read_cube(self, rect: np.ndarray, geom: BoardGeometry) -> CubeReading:
         m = self._m["cube"]

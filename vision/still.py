@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .calibrate import Calibration
 from .fieldfind import FieldFit, find_field, given_field, order_corners, turned_corners
 from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .readers import Readers, default_readers
-from .rectify import board_to_rect, rectify
+from .rectify import homography, rectify
 
 
 class PictureError(ValueError):
@@ -69,11 +70,8 @@ def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
     corners = turned_corners(fit)
     if field is None and not fit.found:
         return PictureReading(fit, corners, [], [], None)
-    geom = BoardGeometry()
-    x0, y0, x1, y1 = geom.field()
-    dst = board_to_rect(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]), geom).astype(np.float32)
-    H = cv2.getPerspectiveTransform(np.float32(corners), dst)
-    rect = rectify(picture, H, geom)
+    geom = BoardGeometry()  # the field mapped onto the default board's, as the observer does
+    rect = rectify(picture, homography(Calibration.from_field(corners, fit.quality, geom).corners, geom), geom)
     slots, dice, cube = (readers or default_readers()).read_board(rect, geom)
     return PictureReading(fit, corners, slots, dice, cube)
 

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from vision.fieldfind import find_field  # noqa: E402
-from vision.readers import DIE_CROP, Readers, _softmax, nchw  # noqa: E402
+from vision.readers import DIE_CROP, Readers  # noqa: E402
 from vision.still import read_picture, to_json  # noqa: E402
 
 LABELS = Path(os.environ.get("BGSCRIBE_REAL_LABELS", ROOT / "tests" / "data" / "real_labels.json"))
@@ -137,7 +137,6 @@ def bench_negatives(real: Path, n: int) -> dict:
 
 def bench_dice(real: Path, n: int) -> dict:
     readers = Readers(threads=1)
-    m = readers._m["dice"]
     imgs = sorted((real / "dice-rune55" / "test" / "images").glob("*"))
     right = not_die = total = cocked = 0
     for p in imgs:
@@ -158,13 +157,12 @@ def bench_dice(real: Path, n: int) -> dict:
             truth.append(c + 1)
         if not crops:
             continue
-        logits, aux = m.run(nchw(np.stack(crops)))
-        probs = _softmax(logits, m.temperature[0])
+        probs, aux = readers.classify_dice(np.stack(crops))
         for k, t in enumerate(truth):
             total += 1
             not_die += probs[k, 0] >= 0.5
             right += int(np.argmax(probs[k, 1:]) + 1 == t and probs[k, 0] < 0.5)
-            cocked += float(1 / (1 + np.exp(-aux[k, 0]))) >= 0.5
+            cocked += float(aux[k, 0]) >= 0.0  # the cocked logit: P >= 0.5
         if total >= n:
             break
     return {"dice": total, "values_right": round(right / max(total, 1), 3),

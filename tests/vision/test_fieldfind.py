@@ -8,22 +8,18 @@ against our labels of them (tests/data/real_labels.json).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
 from tests.bench.bench_real import DEFAULT_REAL, LABELS, corner_error, point_figures
+from tests.cli.test_cli import bgscribe
 from vision.fieldfind import _rectified_lab, find_field, picture_scale, robust_score, structure_score
 from vision.still import load_picture, parse_field, read_picture, to_json
 from vision.synth.rig import Rig
 from vision.synth.stills import random_positions, random_scene
 from vision.train.corners import EVAL_SEED0, HELD_OUT_SCHEMES
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def rendered(seed: int, profile: str = "standard"):
@@ -118,18 +114,13 @@ def test_parse_field_errors():
             parse_field(bad)
 
 
-def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "bgscribe", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, timeout=300)
-
-
 def test_read_cli_bad_input(tmp_path):
     empty = tmp_path / "empty.jpg"
     empty.write_bytes(b"")
     text = tmp_path / "notes.jpg"
     text.write_text("not a picture")
     for path, words in ((empty, "empty file"), (text, "not a picture"), (tmp_path / "missing.png", "no such file")):
-        p = _cli("read", str(path), "--json")
+        p = bgscribe("read", str(path), "--json")
         assert p.returncode == 2, p.stderr
         assert words in p.stderr and "Traceback" not in p.stderr
 
@@ -137,7 +128,7 @@ def test_read_cli_bad_input(tmp_path):
 def test_read_cli_no_board_and_board(tmp_path, boards):
     blank = tmp_path / "table.png"
     cv2.imwrite(str(blank), np.full((480, 640, 3), (50, 80, 120), np.uint8))
-    p = _cli("read", str(blank), "--json")
+    p = bgscribe("read", str(blank), "--json")
     assert p.returncode == 1, p.stderr
     out = json.loads(p.stdout)
     assert out["board_found"] is False and "Traceback" not in p.stderr
@@ -145,7 +136,7 @@ def test_read_cli_no_board_and_board(tmp_path, boards):
     pic = tmp_path / "board.jpg"
     cv2.imwrite(str(pic), frame)
     field = " ".join(f"{x:.1f},{y:.1f}" for x, y in truth)
-    p = _cli("read", str(pic), "--field", field, "--json")
+    p = bgscribe("read", str(pic), "--field", field, "--json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert set(out) >= {"board_found", "quality", "field", "profile", "top", "bottom", "bar", "trays", "dice", "cube"}
@@ -208,8 +199,8 @@ def test_confirmed_field_calibration_is_kept(boards):
     frame, truth, rig, scene = boards[0]
     # (within a few pixels: the rendered camera has lens distortion, which one homography does not undo)
     assert np.abs(Calibration.from_field(truth, 1.0, rig.geom).corners - rig.corners(scene.shift)).max() < 8.0
-    cal = Calibration.from_field(truth, 1.0, confirmed=True)
-    tracker = Tracker(BoardLocator(), recheck_every=1, confirmed=cal)
+    tracker = Tracker(BoardLocator(), recheck_every=1)
+    tracker.confirm(truth)
     assert np.array_equal(tracker.update(np.zeros_like(frame), quiet=True).field, truth)  # a black frame: kept
     for _ in range(3):  # rechecked on quiet frames: kept as given
         got = tracker.update(frame, quiet=True)
@@ -226,7 +217,7 @@ def test_observe_with_a_given_field(tmp_path, boards):
     video = write_clip(tmp_path / "board.mp4", [frame], seconds=2.0, fps=5)
     field = " ".join(f"{x:.1f},{y:.1f}" for x, y in np.roll(truth[::-1], 1, 0))  # another order, the other way
     out = tmp_path / "obs.jsonl"
-    p = _cli("observe", str(video), "--out", str(out), "--field", field, "--quiet")
+    p = bgscribe("observe", str(video), "--out", str(out), "--field", field, "--quiet")
     assert p.returncode == 0, p.stderr
     obs = [FrameObservation.from_json(line) for line in out.read_text().splitlines()]
     assert all(o.calibrated for o in obs)
@@ -234,7 +225,7 @@ def test_observe_with_a_given_field(tmp_path, boards):
     got = [s.best() for s in read.slots[:24]]
     right = sum(tuple(g) == tuple(int(v) for v in scene.counts[k]) for k, g in enumerate(got))
     assert right >= 23, (got, scene.counts[:24].tolist())
-    p = _cli("observe", str(video), "--out", str(out), "--field", "1,2 3,4")
+    p = bgscribe("observe", str(video), "--out", str(out), "--field", "1,2 3,4")
     assert p.returncode != 0 and "four corners" in p.stderr and "Traceback" not in p.stderr
 
 
@@ -248,11 +239,11 @@ def test_given_field_carried_by_the_board_state(tmp_path, boards):
     video = write_clip(tmp_path / "board.mp4", [frame], seconds=1.0, fps=5)
     state, out = tmp_path / "board_state.json", tmp_path / "obs.jsonl"
     field = " ".join(f"{x:.1f},{y:.1f}" for x, y in truth)
-    assert _cli("observe", str(video), "--out", str(out), "--field", field, "--board-state", str(state),
+    assert bgscribe("observe", str(video), "--out", str(out), "--field", field, "--board-state", str(state),
                 "--quiet").returncode == 0
     first = [FrameObservation.from_json(line) for line in out.read_text().splitlines()]
     assert np.abs(np.array(json.loads(state.read_text())["field"]) - truth).max() < 0.1
-    p = _cli("observe", str(video), "--out", str(out), "--board-state", str(state), "--quiet")
+    p = bgscribe("observe", str(video), "--out", str(out), "--board-state", str(state), "--quiet")
     assert p.returncode == 0, p.stderr
     second = [FrameObservation.from_json(line) for line in out.read_text().splitlines()]
     assert np.allclose(second[0].corners, first[0].corners)
