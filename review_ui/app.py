@@ -68,12 +68,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     await task
             app.state.db.dispose()
 
-    from .api import ingest, staff
+    from .api import fields, ingest, staff
 
     app = FastAPI(title="bgscribe", lifespan=lifespan)
     app.state.settings = settings
     app.include_router(ingest.router)
     app.include_router(staff.router)
+    app.include_router(fields.router)
 
     @app.get("/api/v1/health")
     def health():

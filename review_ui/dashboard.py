@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session, defer
 
+from .board_field import board_field
 from .models import Board, Event, Heartbeat, Match
 from .review_models import Transcript
 from .services import utcnow
@@ -112,7 +113,7 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
                "preview_version": int(b.last_seen_at.timestamp()) if b.last_seen_at else 0,
                "agent": None if hb is None else {"state": hb.state, "fps": hb.fps, "dropped_frames": hb.dropped_frames,
                                                  "spool_segments": hb.spool_segments, "error": hb.error},
-               "camera": camera_summary(b), "match": None}
+               "camera": camera_summary(b), "field": _field(b), "match": None}
         m = board_match(s, b, rounds, now)
         if m is not None:
             row["match"] = {"id": m.id, "round": m.round.number if m.round else None, "player1": m.player1,
@@ -120,6 +121,12 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
                             **match_status(s, m, transcripts.get(m.id), stage)}
         out.append(row)
     return out
+
+
+def _field(b: Board) -> dict | None:
+    f = board_field(b)
+    return None if f is None else {"corners": f.corners, "by": f.by, "at": f.at,
+                                   "points": " ".join(f"{x},{y}" for x, y in f.corners)}
 
 
 # The camera check's names (vision.camcheck) as the board card says them.

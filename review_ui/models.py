@@ -64,6 +64,8 @@ class Board(Base):
     # The agent's latest camera check (vision/camcheck.py on a full-resolution frame), as JSON.
     camera_check: Mapped[str | None] = mapped_column(Text, nullable=True)
     camera_checked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    # The playing field's corners as the staff confirmed them (review_ui/board_field.py), as JSON.
+    field_json: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     event: Mapped[Event | None] = relationship(back_populates="boards")
 

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from transcriber.observation import FrameObservation
 
+from .board_field import board_field
 from .models import Event, Match, Segment
 from .pipeline_models import DONE, FAILED, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
 from .review_models import STATUS_NEEDS_REVIEW, Transcript, TranscriptRevision
@@ -46,6 +47,36 @@ class JobError(Exception):
 
 def observations_path(data_dir: Path, seg: Segment) -> Path:
     return data_dir / "observations" / f"board{seg.board.number:02d}" / f"{seg.segment_id}.jsonl"
+
+
+def board_state_path(data_dir: Path, board_number: int) -> Path:
+    """What `bgscribe observe --board-state` learnt of a board (colours, tray end, the field given by hand)."""
+    return data_dir / "observations" / f"board{board_number:02d}" / "board_state.json"
+
+
+def forget_board_field(data_dir: Path, board_number: int) -> None:
+    """Drop the field kept in a board's state, so that the camera stage finds it again (the staff cleared it)."""
+    path = board_state_path(data_dir, board_number)
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    if isinstance(state, dict) and state.pop("field", None) is not None:
+        tmp = path.with_name(f".{path.name}.part")
+        tmp.write_text(json.dumps(state))
+        tmp.replace(path)
+
+
+def video_size(path: Path) -> tuple[int, int] | None:
+    """(width, height) of a video file's picture; None if it cannot be read (observe then says why)."""
+    import av
+
+    try:
+        with av.open(str(path)) as c:
+            st = c.streams.video[0]
+            return (st.codec_context.width, st.codec_context.height) if st.codec_context.width else None
+    except (av.FFmpegError, IndexError, OSError):
+        return None
 
 
 def match_segments(s: Session, m: Match) -> list[Segment]:
@@ -183,9 +214,14 @@ class Pipeline:
         if not video.is_file():
             raise JobError(f"the footage file {seg.storage_key} is missing from the store")
         # the board's checker colours and tray end, learnt from its earlier segments (most never show an opening)
-        state = out.parent / "board_state.json"
+        state = board_state_path(self.data_dir, seg.board.number)
         cmd = [sys.executable, "-m", "bgscribe", "observe", str(video), "--out", str(tmp), "--quiet",
                "--board-state", str(state)]
+        field = board_field(seg.board)
+        if field is not None:  # the corners the staff confirmed, in this segment's pixels
+            size = video_size(video)
+            if size is not None:
+                cmd += ["--field", field.pixels(*size)]
         self.child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             stdout, stderr = self.child.communicate(timeout=OBSERVE_TIMEOUT_S)
