@@ -71,7 +71,17 @@ def add_hardware_commands(sub) -> None:
                    help="the lens's height above the table, for the distances in the advice")
     p.add_argument("--open-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="keep trying to connect this long (a camera still booting refuses; default: %(default)s)")
-    p.add_argument("--save-still", metavar="FILE.jpg", help="also save the merged still that was graded")
+    p.add_argument("--save-still", metavar="FILE.jpg", help="also save the merged still that was graded, with the "
+                                                          "playing field's outline drawn on it")
+    p.add_argument("--field", metavar='"x,y x,y x,y x,y"',
+                   help="the playing field's corners in the camera's pixels, any order round the field (instead of "
+                        "the outline the camera stage finds)")
+    p.add_argument("--confirm", action="store_true",
+                   help="ask whether the outline is on the playing field; on yes, keep it on the server as the "
+                        "board's field (needs --board, the server from --server or the settings file's SERVER, and "
+                        "$BGSCRIBE_ADMIN_TOKEN)")
+    p.add_argument("--server", metavar="URL", help="the bgscribe server, for --confirm (default: SERVER from the "
+                                                   "board's agent settings file)")
     p.add_argument("--json", action="store_true", help="print the grade as JSON")
     p.set_defaults(func=cmd_check_camera)
 
@@ -216,19 +226,43 @@ def cmd_check_camera(args) -> int:
     from capture.sources import SourceLost
     from vision.camcheck import grade
 
-    source = args.source
+    source, settings = args.source, {}
+    env = Path(args.env_file or f"/etc/bgscribe/capture-{args.board}.env")
     if source is None:
         if args.board is None:
             _err("check-camera", "give the camera (SRC) or --board N to read it from the agent's settings file")
             return EXIT_USAGE
-        env = Path(args.env_file or f"/etc/bgscribe/capture-{args.board}.env")
         try:
-            source = read_env_file(env).get("SOURCE")
+            settings = read_env_file(env)
         except OSError as e:
             _err("check-camera", f"cannot read {env}: {e.strerror or e}; give the camera as SRC")
             return EXIT_USAGE
+        source = settings.get("SOURCE")
         if not source:
             _err("check-camera", f"{env} has no SOURCE=...; give the camera as SRC")
+            return EXIT_USAGE
+    elif args.board is not None and env.is_file():
+        try:
+            settings = read_env_file(env)
+        except OSError:
+            settings = {}
+    server = args.server or settings.get("SERVER")
+    admin = os.environ.get("BGSCRIBE_ADMIN_TOKEN", "")
+    if args.confirm:
+        problem = ("--confirm needs --board" if args.board is None else
+                   "--confirm needs the server: --server URL, or SERVER in the board's settings file" if not server
+                   else "--confirm needs $BGSCRIBE_ADMIN_TOKEN (the server's staff token)" if not admin else "")
+        if problem:
+            _err("check-camera", problem)
+            return EXIT_USAGE
+    given = None
+    if args.field:
+        from vision.still import parse_field
+
+        try:
+            given = parse_field(args.field)
+        except ValueError as e:
+            _err("check-camera", str(e))
             return EXIT_USAGE
     if args.seconds <= 0:
         _err("check-camera", "--seconds must be positive")
@@ -248,17 +282,108 @@ def cmd_check_camera(args) -> int:
         return EXIT_USAGE
     g = grade(frames, fps, hfov_deg=args.hfov,
               mount_height_mm=args.mount_height_cm * 10 if args.mount_height_cm else None)
-    if args.save_still:
-        from vision.camcheck import merge
+    from vision.camcheck import merge
 
-        cv2.imwrite(args.save_still, merge(frames))
+    still = merge(frames)
+    field = camera_field(still, given)
+    if args.save_still:
+        cv2.imwrite(args.save_still, draw_field(still, field))
     label = f"board {args.board}: " if args.board is not None else ""
     if args.json:
-        doc = {"source": source, "board": args.board, "frames_received": n, **g.as_dict()}
+        doc = {"source": source, "board": args.board, "frames_received": n, **g.as_dict(), "field": field}
         print(json.dumps(doc, indent=2))
     else:
         print(label + g.format().replace("camera check:", f"camera check of {source}:", 1))
+        print(field_line(field, args.board))
+    if args.confirm and not confirm_field(field, args, server, admin, still):
+        return EXIT_FAIL
     return EXIT_OK if g.passed else EXIT_FAIL
+
+
+def camera_field(still, given=None) -> dict:
+    """The playing field on the camera's still: found by its structure, or the corners given (then judged
+    only for which way round they lie). Corners TL, TR, BR, BL as the picture shows them."""
+    from vision.fieldfind import find_field, given_field, order_corners
+
+    fit = given_field(still, given) if given is not None else find_field(still)
+    return {"found": bool(fit.found), "given": given is not None, "quality": round(float(fit.quality), 2),
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in order_corners(fit.corners)],
+            "size": [int(still.shape[1]), int(still.shape[0])]}
+
+
+def draw_field(still, field: dict):
+    import cv2
+    import numpy as np
+
+    out = still.copy()
+    colour = (60, 200, 60) if field["found"] else (40, 40, 230)  # green: the field; red: not found
+    pts = np.int32(np.round(field["corners"]))
+    cv2.polylines(out, [pts], True, colour, max(2, out.shape[1] // 400), cv2.LINE_AA)
+    return out
+
+
+def field_line(field: dict, board: int | None) -> str:
+    corners = " ".join(f"{x:.0f},{y:.0f}" for x, y in field["corners"])
+    where = f"on the dashboard (board {board}'s card: set corners)" if board is not None else "on the dashboard"
+    if field["given"]:
+        return f"playing field: the corners given, {corners}"
+    if field["found"]:
+        return (f"playing field: found by its structure (quality {field['quality']:.2f}): {corners}\n"
+                f"  check the outline (--save-still draws it) and confirm it with --confirm or {where}")
+    return (f"playing field: not found (quality {field['quality']:.2f}); give its corners with --field "
+            f"\"x,y x,y x,y x,y\" or click them {where}")
+
+
+def confirm_field(field: dict, args, server: str, admin: str, still) -> bool:
+    """Ask the person at the board whether the outline is right; on yes, keep it on the server."""
+    import tempfile
+
+    import cv2
+
+    if not field["found"]:
+        _err("check-camera", "no outline to confirm: give the field's corners with --field, or click them on the "
+                             "dashboard")
+        return False
+    path = args.save_still
+    if not path:
+        fd, path = tempfile.mkstemp(prefix=f"bgscribe-board{args.board}-field-", suffix=".jpg")
+        os.close(fd)
+        cv2.imwrite(path, draw_field(still, field))
+    # the question and its outcome on stderr: stdout stays the grade (JSON with --json)
+    print(f"Is the green outline in {path} on the playing field of board {args.board} (the 24 points and the bar "
+          "inside it, the trays and frame outside)? [y/N] ", end="", flush=True, file=sys.stderr)
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in ("y", "yes"):
+        print("not confirmed: nothing kept. Give the corners with --field, or click them on the dashboard.",
+              file=sys.stderr)
+        return False
+    w, h = field["size"]
+    corners = [[x / w, y / h] for x, y in field["corners"]]
+    try:
+        send_field(server, admin, args.board, corners)
+    except (PermissionError, LookupError, RuntimeError, OSError) as e:
+        _err("check-camera", f"the field was not kept: {e}")
+        return False
+    print(f"board {args.board}: field confirmed on {server}; its footage is read through these corners",
+          file=sys.stderr)
+    return True
+
+
+def send_field(server: str, admin_token: str, board: int, corners: list, timeout: float = 10.0) -> None:
+    """PUT /api/v1/boards/{board}/field (the staff API): the board's field, as shares of the picture."""
+    import httpx
+
+    try:
+        r = httpx.put(f"{server.rstrip('/')}/api/v1/boards/{board}/field", json={"corners": corners},
+                      headers={"Authorization": f"Bearer {admin_token}"}, timeout=timeout)
+    except httpx.HTTPError as e:
+        raise OSError(f"cannot reach {server}: {e}") from e
+    if r.status_code == 401:
+        raise PermissionError("the server refused the staff token ($BGSCRIBE_ADMIN_TOKEN)")
+    if r.status_code == 404:
+        raise LookupError(f"the server has no board {board} (register it first)")
+    if r.status_code != 200:
+        raise RuntimeError(f"the server answered {r.status_code}: {r.text[:300]}")
 
 
 # ---------------------------------------------------------------------- register-board

@@ -124,3 +124,55 @@ def test_source_from_the_agent_settings_file(good, tmp_path):
                         "--seconds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=90)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.startswith("board 7: camera check of ") and "PASS" in r.stdout
+
+
+def _field_truth(rig):
+    x0, y0, x1, y1 = rig.geom.field()
+    return rig.to_image([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+
+
+@needs_ffmpeg
+def test_found_field_shown_and_confirmed_on_the_server(good, tmp_path):
+    """check-camera finds the playing field, draws it on the saved still, and on the person's "y" keeps it on
+    the server as the board's field (real server on 127.0.0.1); "n" keeps nothing; given corners are used."""
+    import os
+
+    import numpy as np
+
+    from tests.capture.helpers import Server
+
+    rig, frames = good
+    truth = _field_truth(rig)
+    clip = write_clip(tmp_path / "clip.mp4", frames, 2.0, FPS, crf=16)
+    server = Server(tmp_path / "data", boards={7: "board-7-token"}).start()
+    try:
+        env = {**os.environ, "BGSCRIBE_ADMIN_TOKEN": Server.ADMIN}
+        run = lambda answer, *extra: subprocess.run(  # noqa: E731
+            [sys.executable, "-m", "bgscribe.cli", "check-camera", str(clip), "--board", "7", "--seconds", "1",
+             "--server", server.url, "--json", *extra], cwd=ROOT, env=env, input=answer, capture_output=True,
+            text=True, timeout=120)
+        still = tmp_path / "still.jpg"
+        r = run("n\n", "--confirm", "--save-still", str(still))
+        assert r.returncode == 1 and "nothing kept" in r.stderr, r.stderr
+        doc = json.loads(r.stdout)
+        assert doc["field"]["found"] and not doc["field"]["given"]
+        err = np.abs(np.array(doc["field"]["corners"]) - truth).max() / np.linalg.norm(truth[2] - truth[0])
+        assert err < 0.03, doc["field"]
+        assert cv2.imread(str(still)).shape == (720, 1280, 3)
+        assert server.staff("GET", "/api/v1/boards/7/field").json()["field"] is None
+        r = run("y\n", "--confirm")
+        assert r.returncode == 0 and "field confirmed" in r.stderr, r.stderr
+        kept = np.array(server.staff("GET", "/api/v1/boards/7/field").json()["field"]["corners"]) * [1280, 720]
+        assert np.abs(kept - np.array(doc["field"]["corners"])).max() < 0.5
+        given = " ".join(f"{x:.0f},{y:.0f}" for x, y in truth[::-1])
+        r = run("", "--field", given)
+        assert r.returncode == 0 and json.loads(r.stdout)["field"]["given"]
+        r = run("", "--field", "1,2 3,4")
+        assert r.returncode == 2 and "four corners" in r.stderr
+        bad = {**env, "BGSCRIBE_ADMIN_TOKEN": ""}
+        r = subprocess.run([sys.executable, "-m", "bgscribe.cli", "check-camera", str(clip), "--board", "7",
+                            "--confirm", "--server", server.url], cwd=ROOT, env=bad, capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 2 and "BGSCRIBE_ADMIN_TOKEN" in r.stderr
+    finally:
+        server.stop()
