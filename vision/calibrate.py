@@ -181,7 +181,7 @@ STRUCTURE_EVERY = 50  # analysed frames between two searches by the board's stru
 class Tracker:
     """Keeps a calibration across frames: cheap edge checks, the network when needed, and where the network
     finds no board (a real board unlike our renders) the board's structure (`vision.fieldfind`). A
-    ``confirmed`` calibration (corners given by a person) is kept."""
+    ``confirmed`` calibration (corners given by a person) is kept, and follows bumps (`vision.follow`)."""
 
     def __init__(self, locator: BoardLocator, recheck_every: int = 30):
         self.locator = locator
@@ -189,6 +189,10 @@ class Tracker:
         self.recheck_every = recheck_every
         self.since = 0
         self.relocations = 0
+        self.follows = 0  # bumps followed from the anchor of a confirmed field
+        self.anchor = None  # vision.follow.Anchor of a confirmed field: taken on its first quiet frame
+        self._anchor_tried = False
+        self._was_quiet = False
         self._structure_wait = 0
 
     def update(self, frame: np.ndarray, quiet: bool) -> Calibration | None:
@@ -197,11 +201,16 @@ class Tracker:
         if self.current is None:
             return self._relocate(frame)
         if self.current.field is not None:
-            # Found or given by the field's structure: kept as it is (following bumps by the structure was
-            # tried and drifts: its optimum wanders a few pixels from the field's edges; edge refinement needs
-            # the outer outline of our own board, which a real board does not have). One found, not given,
+            # Found or given by the field's structure. Given by a person: bumps are followed by registering
+            # quiet frames to the picture it was given on (vision.follow; following by the structure was tried
+            # and drifts: its optimum wanders a few pixels from the field's edges). One found, not given,
             # gives way to the network wherever that is sure.
-            if not self.current.confirmed and quiet and self.since >= self.recheck_every:
+            if self.current.confirmed:
+                if quiet:  # checked as the board settles after motion (a bump is motion) and every so often
+                    self._follow(frame, settled=not self._was_quiet)
+                self._was_quiet = quiet
+                return self.current
+            if quiet and self.since >= self.recheck_every:
                 self.since = 0
                 cal = self.locator.locate(as_bgr(frame))
                 if cal.ok:
@@ -217,10 +226,29 @@ class Tracker:
                 return self._relocate(frame)
         return self.current
 
-    def confirm(self, field: np.ndarray) -> Calibration:
-        """The playing field's corners (TL, TR, BR, BL, the bar up and down) as a person gave them: kept."""
+    def confirm(self, field: np.ndarray, anchor=None) -> Calibration:
+        """The playing field's corners (TL, TR, BR, BL, the bar up and down) as a person gave them: kept, and
+        followed when the camera is bumped. ``anchor``: the picture they were given on, as an earlier video
+        of this board kept it (then the first quiet frame is checked against it at once)."""
         self.current = Calibration.from_field(np.asarray(field, np.float64), 1.0, confirmed=True)
+        self.anchor, self._anchor_tried = anchor, False
+        self.since = self.recheck_every if anchor is not None else 0
         return self.current
+
+    def _follow(self, frame, settled: bool) -> None:
+        from .follow import Anchor
+
+        if not settled and self.since < self.recheck_every and (self.anchor is not None or self._anchor_tried):
+            return
+        self.since = 0
+        gray = cv2.cvtColor(as_bgr(frame), cv2.COLOR_BGR2GRAY)
+        if self.anchor is None:  # (a featureless picture gives none: tried again every recheck_every frames)
+            self.anchor, self._anchor_tried = Anchor.take(gray, self.current.field), True
+            return
+        moved = self.anchor.follow(gray, self.current.field)
+        if moved is not None:
+            self.current = Calibration.from_field(moved, 1.0, confirmed=True)
+            self.follows += 1
 
     def _relocate(self, frame: np.ndarray) -> Calibration | None:
         bgr = as_bgr(frame)

@@ -3,7 +3,8 @@
 Four ArUco markers (OpenCV's 4x4_50 dictionary, ids 0-3), one per corner of the board as the camera
 sees it: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left. Stuck on the table just outside the
 board's frame, they tell the set-up check (and the staff) at a glance that the camera sees every
-corner; the calibration itself needs no markers. The sheet carries a 100 mm scale bar: print at
+corner; the calibration itself needs no markers (where they are in view when a person confirms the field,
+they anchor it against bumps: `vision.follow`). The sheet carries a 100 mm scale bar: print at
 100 % ("actual size") and measure it.
 
 Output: PNG (any DPI), or a one-page PDF (the same picture, written without extra libraries).
@@ -131,11 +132,16 @@ def pdf_page(gray: np.ndarray, paper_mm: tuple[float, float]) -> bytes:
     return bytes(out)
 
 
-def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
-    """The sheet's markers visible in a frame: id -> the marker's centre (x, y) in pixels."""
+def find_marker_corners(image: np.ndarray) -> dict[int, np.ndarray]:
+    """The sheet's markers visible in a frame: id -> the marker's four corners (4, 2) in pixels."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     detector = cv2.aruco.ArucoDetector(_dictionary(), cv2.aruco.DetectorParameters())
     corners, ids, _ = detector.detectMarkers(gray)
     if ids is None:
         return {}
-    return {int(i): c.reshape(4, 2).mean(0) for i, c in zip(ids.ravel(), corners) if 0 <= int(i) < 4}
+    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners) if 0 <= int(i) < 4}
+
+
+def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """The sheet's markers visible in a frame: id -> the marker's centre (x, y) in pixels."""
+    return {k: c.mean(0) for k, c in find_marker_corners(image).items()}

@@ -23,6 +23,7 @@ from transcriber.position import CHECKERS
 
 from .calibrate import BoardLocator, Calibration, Tracker
 from .decoding import decoded_ahead, frame_count, video_fps, video_frames
+from .follow import Anchor, same_corners
 from .frames import as_frame
 from .geometry import BoardGeometry
 from .motion import MotionMeter, QuietDetector
@@ -119,9 +120,14 @@ class Observer:
         so a 60 s segment that never shows an opening position still knows the colours."""
         state = {"colours": self.colours.to_json(), "tray_vote": round(self._tray_vote, 4),
                  "tray_counts": round(self._tray_counts, 4)}
-        cal = self.tracker.current
+        cal, anchor = self.tracker.current, self.tracker.anchor
         if cal is not None and cal.confirmed and cal.field is not None:  # corners a person gave: kept per board
-            state["field"] = [[round(float(x), 2), round(float(y), 2)] for x, y in cal.field]
+            # as given, with the picture they were given on (bumps since are followed from it), and as now
+            given = anchor.field if anchor is not None else cal.field
+            state["field"] = [[round(float(x), 2), round(float(y), 2)] for x, y in given]
+            state["field_now"] = [[round(float(x), 2), round(float(y), 2)] for x, y in cal.field]
+            if anchor is not None:
+                state["anchor"] = anchor.to_json()
         return state
 
     def restore(self, state: dict) -> None:
@@ -129,11 +135,17 @@ class Observer:
         self._tray_vote = float(state.get("tray_vote", 0.0))
         self._tray_counts = float(state.get("tray_counts", 0.0))
         field = state.get("field")
-        if field is not None and self.opts.field is None:  # given for this board before: the camera stays put
-            corners = np.asarray(field, np.float64)
-            if corners.shape != (4, 2):
-                raise ValueError("the board's field must be four corners x, y")
-            self.tracker.confirm(corners)
+        if field is None:
+            return
+        corners = np.asarray(field, np.float64)
+        if corners.shape != (4, 2):
+            raise ValueError("the board's field must be four corners x, y")
+        anchor = Anchor.from_json(state["anchor"]) if state.get("anchor") else None
+        now = np.asarray(state.get("field_now") or field, np.float64).reshape(4, 2)
+        if self.opts.field is None:  # given for this board before: kept, and followed from where it was given
+            self.tracker.confirm(now if anchor is not None else corners, anchor)
+        elif anchor is not None and same_corners(anchor.field, self.opts.field):
+            self.tracker.confirm(now, anchor)  # given again as before: its anchor still holds, and so does a bump
 
     def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
         """The board seen from above, and its geometry: which end the trays are at. Two witnesses, each

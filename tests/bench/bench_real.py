@@ -1,7 +1,7 @@
 """The vision stage on real pictures of real boards (JSON): board finding, checkers, dice.
 
     python tests/bench/bench_real.py [--real ../shared/data/real] [--negatives 40] [--dice 400] [--only FOLDER]
-                                     [--per-folder 16]
+                                     [--per-folder 16] [--follow 40]
 
 Reads the pictures from ../shared/data/real (never copied into the project) and our labels of them,
 made by eye, twice (tests/data/real_labels.json). Per folder:
@@ -12,6 +12,8 @@ made by eye, twice (tests/data/real_labels.json). Per folder:
   as a board.
 * checkers: given the labelled corners, points with the right count (and colour, where labelled), whole
   boards exactly right; and the same end to end, from the corners the program found.
+* follow: a confirmed field followed through a known bump of the camera (real frames of real play, the
+  checkers moved between the two), and never moved where the camera stayed put.
 * dice: the dice classifier on the CC BY 4.0 Rune55 test split (each die cut out and scaled to the size a
   die has on a rectified board).
 * speed: board finding per picture scaled to 1280 px wide, one core.
@@ -170,11 +172,61 @@ def bench_dice(real: Path, n: int) -> dict:
             "flat_called_cocked": round(cocked / max(total, 1), 3)}
 
 
+def _bump(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """A camera knocked on its mount: up to 2 degrees, 3 % of the picture aside, 3 % nearer or further, a
+    little tilt (a homography of the picture)."""
+    a, s = np.deg2rad(rng.uniform(-2, 2)), 1 + rng.uniform(-0.03, 0.03)
+    c = np.array([w / 2, h / 2])
+    R = s * np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    H = np.eye(3)
+    H[:2, :2], H[:2, 2] = R, c - R @ c + rng.uniform(-0.03, 0.03, 2) * [w, h]
+    H[2, :2] = rng.uniform(-2e-5, 2e-5, 2) * 1280 / w
+    return H
+
+
+def bench_follow(real: Path, labels: dict, pairs: int = 40, seed: int = 0) -> dict:
+    """A confirmed field followed through bumps (vision.follow) on real play: each pair is a frame of the
+    pine board's sequences (the anchor) and one five frames later (checkers moved, hands), that one bumped
+    by a known homography; and the same pairs unbumped, where nothing may move."""
+    from vision.follow import Anchor
+
+    rng = np.random.default_rng(seed)
+    seqs = defaultdict(list)
+    for rel, d in sorted(labels.items()):
+        if rel.startswith("sequences-wood-board/") and d.get("field"):
+            seqs[rel.split("/")[1]].append((rel, np.asarray(d["field"], np.float64)))
+    todo = [(frames[i], frames[i + 5][0]) for frames in seqs.values() for i in range(0, len(frames) - 5, 2)]
+    todo = [todo[int(k)] for k in np.linspace(0, len(todo) - 1, min(pairs, len(todo)))] if todo else []
+    errors, moved_still, ms = [], 0, []
+    for (rel, field), rel2 in todo:
+        img, img2 = cv2.imread(str(real / rel)), cv2.imread(str(real / rel2))
+        if img is None or img2 is None:
+            continue
+        gray, gray2 = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.cvtColor(img2, cv2.COLOR_BGR2GRAY)
+        h, w = gray.shape
+        H = _bump(rng, w, h)
+        anchor = Anchor.take(gray, field)
+        t0 = time.perf_counter()
+        got = anchor.follow(cv2.warpPerspective(gray2, H, (w, h))) if anchor is not None else None
+        ms.append(1000 * (time.perf_counter() - t0))
+        truth = cv2.perspectiveTransform(np.float32(field)[None], H)[0]
+        errors.append(np.inf if got is None else corner_error(got, truth))
+        moved_still += anchor is not None and anchor.follow(gray2) is not None
+    e = np.array(errors)
+    return {"bumped": {"pairs": len(e), "followed": int(np.isfinite(e).sum()),
+                       "within_0.5%": int((e <= 0.005).sum()), "within_1.5%": int((e <= 0.015).sum()),
+                       "median_error": round(float(np.median(e)), 4) if len(e) else None},
+            "still": {"pairs": len(e), "moved": int(moved_still)},
+            "ms_per_check": round(float(np.median(ms)), 1) if ms else None}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--real", type=Path, default=DEFAULT_REAL, help="the real pictures (default: %(default)s)")
     ap.add_argument("--negatives", type=int, default=40, help="pictures without a board (default: %(default)s)")
     ap.add_argument("--dice", type=int, default=400, help="real dice to classify (default: %(default)s)")
+    ap.add_argument("--follow", type=int, default=40, help="pairs of real frames for following a bump "
+                    "(default: %(default)s)")
     ap.add_argument("--only", metavar="FOLDER", help="one folder of pictures")
     ap.add_argument("--per-folder", type=int, default=16, help="at most this many pictures of a folder, evenly "
                     "spread (default: %(default)s)")
@@ -207,6 +259,8 @@ def main() -> None:
         out["no_board"] = bench_negatives(args.real, args.negatives)
     if args.dice and not args.only:
         out["dice_rune55_test"] = bench_dice(args.real, args.dice)
+    if args.follow and not args.only:
+        out["follow"] = bench_follow(args.real, labels, args.follow)
     print(json.dumps(out, indent=1))
 
 
