@@ -31,11 +31,13 @@ class Calibration:
     refined: bool = False
     field: np.ndarray | None = None  # the playing field's corners, where the board was found by them
     confirmed: bool = False  # given or confirmed by a person: kept
+    geom: object = None  # the board's own shape (vision.geometry.BoardGeometry) where its field was measured
 
     @classmethod
     def from_field(cls, field: np.ndarray, quality: float, geom=None, confirmed: bool = False) -> Calibration:
         """The calibration a playing field's corners give (TL, TR, BR, BL with the bar running top to bottom):
-        the outer corners that the default board's geometry puts round that field, in picture pixels."""
+        the outer corners that the board's geometry (``geom``: its profile; default: the default board's)
+        puts round that field, in picture pixels; rectify with the same geometry."""
         from .geometry import BoardGeometry
 
         g = geom or BoardGeometry()
@@ -44,7 +46,7 @@ class Calibration:
         H = cv2.getPerspectiveTransform(src, np.float32(field))
         outer = cv2.perspectiveTransform(np.float32(g.corners())[None], H)[0]
         return cls(outer.astype(np.float64), quality, refined=True, field=np.asarray(field, np.float64),
-                   confirmed=confirmed)
+                   confirmed=confirmed, geom=geom)
 
     @property
     def ok(self) -> bool:
@@ -226,11 +228,12 @@ class Tracker:
                 return self._relocate(frame)
         return self.current
 
-    def confirm(self, field: np.ndarray, anchor=None) -> Calibration:
+    def confirm(self, field: np.ndarray, anchor=None, geom=None) -> Calibration:
         """The playing field's corners (TL, TR, BR, BL, the bar up and down) as a person gave them: kept, and
         followed when the camera is bumped. ``anchor``: the picture they were given on, as an earlier video
-        of this board kept it (then the first quiet frame is checked against it at once)."""
-        self.current = Calibration.from_field(np.asarray(field, np.float64), 1.0, confirmed=True)
+        of this board kept it (then the first quiet frame is checked against it at once); ``geom``: the
+        board's profile."""
+        self.current = Calibration.from_field(np.asarray(field, np.float64), 1.0, geom, confirmed=True)
         self.anchor, self._anchor_tried = anchor, False
         self.since = self.recheck_every if anchor is not None else 0
         return self.current
@@ -247,7 +250,7 @@ class Tracker:
             return
         moved = self.anchor.follow(gray, self.current.field)
         if moved is not None:
-            self.current = Calibration.from_field(moved, 1.0, confirmed=True)
+            self.current = Calibration.from_field(moved, 1.0, self.current.geom, confirmed=True)
             self.follows += 1
 
     def _relocate(self, frame: np.ndarray) -> Calibration | None:
@@ -263,7 +266,7 @@ class Tracker:
 
                 fit = find_field(bgr)
                 if fit.found:
-                    cal = Calibration.from_field(turned_corners(fit), fit.quality)
+                    cal = Calibration.from_field(turned_corners(fit), fit.quality, fit.geometry())
         if cal.ok or self.current is None:
             self.current = cal
         return self.current

@@ -30,10 +30,10 @@ def run_observe(args) -> int:
     if args.every < 1:
         raise SystemExit("bgscribe observe: --every must be at least 1")
     try:
-        field = None
+        field = profile = None
         if args.field:
-            field = _field_of_video(args.video, args.field)
-        opts = ObserveOptions(read_every_s=args.read_every, every=args.every, field=field)
+            field, profile = _field_of_video(args.video, args.field)
+        opts = ObserveOptions(read_every_s=args.read_every, every=args.every, field=field, profile=profile)
         stats = observe_video(args.video, args.out, opts,
                               progress=not args.quiet, board_state=args.board_state)
     except (ValueError, FileNotFoundError) as e:
@@ -77,9 +77,10 @@ def run_read(args) -> int:
     return 0 if out["board_found"] else 1
 
 
-def _field_of_video(video: str, text: str) -> tuple:
+def _field_of_video(video: str, text: str) -> tuple[tuple, tuple]:
     """--field's corners (any order round the field) in the order the observer takes them (TL, TR, BR, BL
-    with the bar running top to bottom), which way round judged on the video's first picture."""
+    with the bar running top to bottom), which way round judged on the video's first picture, and the
+    field's shape measured there (the bar's share of its width, a point's of its height)."""
     from .decoding import video_frames
     from .fieldfind import given_field, turned_corners
     from .still import parse_field
@@ -87,7 +88,8 @@ def _field_of_video(video: str, text: str) -> tuple:
     corners = parse_field(text)
     for _, _, frame in video_frames(video, 1, False):
         if frame is not None:
-            return tuple(map(tuple, turned_corners(given_field(frame.bgr, corners)).tolist()))
+            fit = given_field(frame.bgr, corners)
+            return tuple(map(tuple, turned_corners(fit).tolist())), (fit.bar_frac, fit.point_len)
     raise ValueError(f"{video}: no picture to place --field on")
 
 

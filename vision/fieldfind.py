@@ -56,6 +56,13 @@ class FieldFit:
     def found(self) -> bool:
         return self.quality >= 0.5
 
+    def geometry(self):
+        """The board's profile: the default board with this field's bar and points (trays at the right:
+        a field's outline says nothing of them)."""
+        from .geometry import BoardGeometry
+
+        return BoardGeometry().with_field_shape(self.bar_frac, self.point_len)
+
 
 # ---------------------------------------------------------------------- the structure score
 
@@ -67,30 +74,31 @@ def _column_centres(bar: float) -> np.ndarray:
     return (k + 0.5) * pw + np.where(k >= 6, bar * RECT_W, 0.0)
 
 
-def _templates(shift: float = 0.0) -> tuple[np.ndarray, list[tuple[float, float]]]:
-    """Indicator images of the field's parts for every shape searched: (hypotheses, 6, pixels) (top row's
-    even points, its odd points, the bottom row's even and odd points, the bar, the rim around the field)
-    with soft, anti-aliased edges, and each hypothesis's (bar fraction, point length, share of the height)."""
+def shape_template(bar: float, length: float, shift: float = 0.0) -> np.ndarray:
+    """Indicator images of the field's parts for one shape: (6, pixels) (top row's even points, its odd
+    points, the bottom row's even and odd points, the bar, the rim around the field) with soft,
+    anti-aliased edges; ``bar`` the bar's share of the field's width, ``length`` a point's share of its
+    height; ``shift`` moves the points by that many point widths (the null layout)."""
     ys, xs = np.mgrid[-RIM:RECT_H + RIM, -RIM:RECT_W + RIM].astype(np.float32) + 0.5
     inside = (xs > 0) & (xs < RECT_W) & (ys > 0) & (ys < RECT_H)
-    out, hyps = [], []
-    for bar in BAR_FRACS:
-        pw = RECT_W * (1 - bar) / 12
-        centres = _column_centres(bar)
-        bar_x0 = 6 * pw
-        for length in POINT_LENGTHS:
-            L = length * RECT_H
-            t = np.zeros((6,) + xs.shape, np.float32)
-            for row, depth in ((0, ys), (1, RECT_H - ys)):
-                half = np.clip(pw / 2 * (1 - depth / L), 0, None)
-                for k, c in enumerate(centres + shift * pw):
-                    t[2 * row + k % 2] += np.clip(half - np.abs(xs - c) + 0.5, 0, 1)
-            t[4] = np.clip(np.minimum(xs - bar_x0, bar_x0 + bar * RECT_W - xs) + 0.5, 0, 1)
-            t[:5] *= inside
-            t[5] = ~inside
-            out.append(t.reshape(6, -1))
-            hyps.append((float(bar), float(length)))
-    return np.stack(out), hyps
+    pw = RECT_W * (1 - bar) / 12
+    bar_x0 = 6 * pw
+    L = length * RECT_H
+    t = np.zeros((6,) + xs.shape, np.float32)
+    for row, depth in ((0, ys), (1, RECT_H - ys)):
+        half = np.clip(pw / 2 * (1 - depth / L), 0, None)
+        for k, c in enumerate(_column_centres(bar) + shift * pw):
+            t[2 * row + k % 2] += np.clip(half - np.abs(xs - c) + 0.5, 0, 1)
+    t[4] = np.clip(np.minimum(xs - bar_x0, bar_x0 + bar * RECT_W - xs) + 0.5, 0, 1)
+    t[:5] *= inside
+    t[5] = ~inside
+    return t.reshape(6, -1)
+
+
+def _templates(shift: float = 0.0) -> tuple[np.ndarray, list[tuple[float, float]]]:
+    """`shape_template` for every shape searched: (hypotheses, 6, pixels), and each one's (bar, length)."""
+    hyps = [(float(bar), float(length)) for bar in BAR_FRACS for length in POINT_LENGTHS]
+    return np.stack([shape_template(b, L, shift) for b, L in hyps]), hyps
 
 
 _T, _HYPS = _templates()
@@ -158,13 +166,16 @@ def structure_score(lab: np.ndarray, hyps: np.ndarray | None = None, scale: floa
     return float(contrast[k]), int(hyps[k])
 
 
-def robust_score(lab: np.ndarray, hyp: int, scale: float) -> float:
-    """`structure_score` for one shape, fitted twice: the second time pixels the first fit left far off
-    (checkers, hands, dice: whatever lies on the field) count less, so that the fit follows the points,
-    the bar and the rim, and not the clutter (which otherwise pulls the field's edges inwards)."""
+def robust_score(lab: np.ndarray, hyp: int | tuple[float, float], scale: float) -> float:
+    """`structure_score` for one shape (an index into `_HYPS`, or any (bar, length)), fitted twice: the
+    second time pixels the first fit left far off (checkers, hands, dice: whatever lies on the field) count
+    less, so that the fit follows the points, the bar and the rim, and not the clutter (which otherwise
+    pulls the field's edges inwards)."""
     f = lab.reshape(-1, 3).astype(np.float32)
     out = []
-    for t in (_T[hyp], _TN[hyp]):
+    pair = (_T[hyp], _TN[hyp]) if isinstance(hyp, (int, np.integer)) else \
+        (shape_template(*hyp), shape_template(*hyp, shift=0.5))
+    for t in pair:
         x = np.concatenate([np.ones((1, t.shape[1]), np.float32), t])  # (7, px)
         w = np.ones(t.shape[1], np.float32)
         for _ in range(2):
@@ -436,7 +447,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
         q = centred
     q, robust = polish(img, q, hyp, scale)
     _, hyp = quad_score(img, q, None, scale)  # the shape, at the final fit
-    bar, length = _HYPS[hyp]
+    bar, length, _ = fit_shape(_rectified_lab(img, q), hyp, scale)
     return FieldFit(corners=q / s, quality=_quality(robust), bar_frac=bar, point_len=length, score=robust,
                     turned=bool(r))
 
@@ -447,6 +458,21 @@ def _quality(score: float) -> float:
     return float(np.clip((score - 0.05) / 0.15, 0.0, 1.0))
 
 
+def fit_shape(lab: np.ndarray, hyp: int, scale: float) -> tuple[float, float, float]:
+    """The board's own bar width and point length (shares of the field), finer than the searched grid:
+    a walk from the best grid shape that keeps what raises the robust score. (bar, length, score)."""
+    bar, length = _HYPS[hyp]
+    best = robust_score(lab, hyp, scale)
+    for step_b, step_l in ((0.01, 0.03), (0.005, 0.015), (0.0025, 0.0)):
+        for db, dl in ((step_b, 0), (-step_b, 0), (0, step_l), (0, -step_l)):
+            b, L = bar + db, length + dl
+            if (db or dl) and 0.0 <= b <= BAR_FRACS[-1] + 0.02 and 0.25 <= L <= 0.6:
+                sc = robust_score(lab, (b, L), scale)
+                if sc > best:
+                    bar, length, best = b, L, sc
+    return bar, length, best
+
+
 def given_field(picture: np.ndarray, corners: np.ndarray) -> FieldFit:
     """A field given by hand: which way round it lies (the bar between which sides) is judged by the
     structure, and so is the quality; it is reported found whatever the quality (a person said so)."""
@@ -455,8 +481,9 @@ def given_field(picture: np.ndarray, corners: np.ndarray) -> FieldFit:
     scale = picture_scale(small)
     ways = [quad_score(small, np.roll(q, -r, 0) * s, None, scale) for r in range(2)]
     r = int(np.argmax([w[0] for w in ways]))
-    score = robust_score(_rectified_lab(small, np.roll(q, -r, 0) * s), ways[r][1], scale)
-    bar, length = _HYPS[ways[r][1]]
+    lab = _rectified_lab(small, np.roll(q, -r, 0) * s)
+    score = robust_score(lab, ways[r][1], scale)
+    bar, length, _ = fit_shape(lab, ways[r][1], scale)
     return FieldFit(np.roll(q, -r, 0), _quality(score), bar, length, score, turned=bool(r))
 
 

@@ -14,7 +14,7 @@ bottom whose home board is on the right, minus one — then `BAR` (24),
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -44,6 +44,16 @@ class BoardGeometry:
     inner_h: float = 440.0
     die_size: float = 16.0
     cube_size: float = 30.0
+
+    def with_field_shape(self, bar_frac: float, point_frac: float) -> BoardGeometry:
+        """This board with a real board's bar and points, as shares of its playing field's width and height
+        (`vision.fieldfind` measures them). The points keep their width, so the readers see checkers at the
+        size they were trained on; the bar takes the board's own share (a narrow bar, a wide one), which
+        otherwise shifts every point beside it by up to half a point. Rounded, so one board is one geometry."""
+        bar = float(np.clip(round(bar_frac / 0.0025) * 0.0025, 0.0, 0.2))
+        bar_w = max(bar * 12 * self.point_w / (1 - bar), 6.0)  # (no bar at all: a sliver for the bar slot)
+        point_len = float(np.clip(round(point_frac / 0.005) * 0.005, 0.25, 0.6)) * self.inner_h
+        return replace(self, bar_w=round(bar_w, 2), point_len=round(point_len, 2))
 
     @property
     def half_w(self) -> float:

@@ -45,6 +45,15 @@ class ObserveOptions:
     every: int = 1  # analyse every n-th frame
     skip_still: bool = True  # leave still stretches between identical keyframes undecoded (vision/decoding.py)
     field: tuple | None = None  # the playing field's corners given by hand (TL, TR, BR, BL, bar up and down)
+    profile: tuple | None = None  # that field's shape: (the bar's share of its width, a point's of its height)
+
+
+def _profile_geometry(profile) -> BoardGeometry | None:
+    """(bar share, point share) of a board's field -> its geometry; None without one."""
+    if profile is None:
+        return None
+    bar, length = (float(v) for v in profile)
+    return BoardGeometry().with_field_shape(bar, length)
 
 
 def tray_side_margin(rect: np.ndarray) -> float:
@@ -97,7 +106,7 @@ class Observer:
         self.fps = fps
         self.tracker = Tracker(locator or BoardLocator())
         if self.opts.field is not None:
-            self.tracker.confirm(self.opts.field)
+            self.tracker.confirm(self.opts.field, geom=_profile_geometry(self.opts.profile))
         self.motion = MotionMeter()
         self.quiet = QuietDetector(self.opts.quiet_hold_s)
         if reader is None:
@@ -128,6 +137,9 @@ class Observer:
             state["field_now"] = [[round(float(x), 2), round(float(y), 2)] for x, y in cal.field]
             if anchor is not None:
                 state["anchor"] = anchor.to_json()
+            if cal.geom is not None:  # the board's profile: its bar and points (shares of the field)
+                g = cal.geom
+                state["profile"] = [round(g.bar_w / (12 * g.point_w + g.bar_w), 4), round(g.point_len / g.inner_h, 4)]
         return state
 
     def restore(self, state: dict) -> None:
@@ -142,10 +154,12 @@ class Observer:
             raise ValueError("the board's field must be four corners x, y")
         anchor = Anchor.from_json(state["anchor"]) if state.get("anchor") else None
         now = np.asarray(state.get("field_now") or field, np.float64).reshape(4, 2)
+        geom = _profile_geometry(state.get("profile"))
         if self.opts.field is None:  # given for this board before: kept, and followed from where it was given
-            self.tracker.confirm(now if anchor is not None else corners, anchor)
+            self.tracker.confirm(now if anchor is not None else corners, anchor, geom)
         elif anchor is not None and same_corners(anchor.field, self.opts.field):
-            self.tracker.confirm(now, anchor)  # given again as before: its anchor still holds, and so does a bump
+            # given again as before: its anchor still holds, and so does a bump
+            self.tracker.confirm(now, anchor, _profile_geometry(self.opts.profile) or geom)
 
     def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
         """The board seen from above, and its geometry: which end the trays are at. Two witnesses, each
@@ -154,7 +168,9 @@ class Observer:
         checkers: read with the trays at the wrong end, the slots do not hold 15 of each colour. The
         picture is fooled by a bar as busy as the field (a loud wood grain); the count is not, and once
         sure it decides, re-checked every `TRAY_CHECK_EVERY` reads (a board turned round between matches)."""
-        g = BoardGeometry()  # the outer rectangle (and so the rectified picture) is the same either way
+        # the outer rectangle (and so the rectified picture) is the same with the trays at either end; a field
+        # measured brings its board's own profile (the calibration was made with it)
+        g = cal.geom or BoardGeometry()
         rect = rectify(frame, homography(cal.corners, g), g)
         if cal.field is not None:  # the outline was put round the field with the trays at the right
             self.geom = g

@@ -19,7 +19,7 @@ import numpy as np
 
 from .calibrate import Calibration
 from .fieldfind import FieldFit, find_field, given_field, order_corners, turned_corners
-from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
+from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP
 from .readers import Readers, default_readers
 from .rectify import homography, rectify
 
@@ -70,7 +70,7 @@ def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
     corners = turned_corners(fit)
     if field is None and not fit.found:
         return PictureReading(fit, corners, [], [], None)
-    geom = BoardGeometry()  # the field mapped onto the default board's, as the observer does
+    geom = fit.geometry()  # the board's own bar and points, as the observer takes them
     rect = rectify(picture, homography(Calibration.from_field(corners, fit.quality, geom).corners, geom), geom)
     slots, dice, cube = (readers or default_readers()).read_board(rect, geom)
     return PictureReading(fit, corners, slots, dice, cube)
@@ -91,7 +91,7 @@ def to_json(r: PictureReading) -> dict:
     found = bool(fit.found or r.slots)
     out = {"board_found": found, "quality": round(fit.quality, 3),
            "field": [[round(float(x), 1), round(float(y), 1)] for x, y in r.corners],
-           "profile": {"bar_frac": round(fit.bar_frac, 3), "point_len": round(fit.point_len, 3),
+           "profile": {"bar_frac": round(fit.bar_frac, 4), "point_len": round(fit.point_len, 3),
                        "bar": "up-down" if not fit.turned else "across"}}
     if not r.slots:
         return out
