@@ -10,6 +10,7 @@ state. Every change is audited.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -100,7 +101,20 @@ def latest_segment(s: Session, b: Board) -> Segment | None:
 
 def suggest(jpeg: bytes) -> dict:
     """What the camera stage finds in a picture: the field's corners (shares, clockwise from top-left as the
-    picture shows them) and how sure it is; `found` False when it finds no board."""
+    picture shows them) and how sure it is; `found` False when it finds no board. Seconds of CPU: a
+    picture's answer is kept (the page is reloaded while the camera shows the same frame)."""
+    key = hashlib.sha256(jpeg).hexdigest()
+    if key not in _found:
+        if len(_found) >= 64:
+            _found.clear()
+        _found[key] = _suggest(jpeg)
+    return dict(_found[key])
+
+
+_found: dict[str, dict] = {}
+
+
+def _suggest(jpeg: bytes) -> dict:
     import cv2
 
     from vision.fieldfind import find_field, order_corners
