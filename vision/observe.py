@@ -12,7 +12,7 @@ import json
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -168,13 +168,11 @@ class Observer:
         checkers: read with the trays at the wrong end, the slots do not hold 15 of each colour. The
         picture is fooled by a bar as busy as the field (a loud wood grain); the count is not, and once
         sure it decides, re-checked every `TRAY_CHECK_EVERY` reads (a board turned round between matches)."""
-        # the outer rectangle (and so the rectified picture) is the same with the trays at either end; a field
-        # measured brings its board's own profile (the calibration was made with it)
-        g = cal.geom or BoardGeometry()
+        if cal.field is not None:
+            return self._rectify_field(frame, cal)
+        # the outer rectangle (and so the rectified picture) is the same with the trays at either end
+        g = BoardGeometry()
         rect = rectify(frame, homography(cal.corners, g), g)
-        if cal.field is not None:  # the outline was put round the field with the trays at the right
-            self.geom = g
-            return rect, g
         self._tray_vote = 0.95 * self._tray_vote + tray_side_margin(rect)
         if self.slot_reader is not None and (abs(self._tray_counts) < TRAY_SURE
                                              or self._reads % TRAY_CHECK_EVERY == 0):
@@ -186,6 +184,31 @@ class Observer:
         if self.geom is None or self.geom.trays_right != right:
             self.geom = BoardGeometry(trays_right=right)
         return rect, self.geom
+
+    def _rectify_field(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
+        """The same for a board found or given by its playing field, with its own profile: the outline says
+        nothing of the trays, which lie beside the field at one end or the other (or not at all: checkers
+        borne off onto the table), so the outer rectangle differs by the end. Only the checkers witness it
+        (15 of each colour once some are borne off); until they do, the trays are taken to be at the right."""
+        base = cal.geom or BoardGeometry()
+
+        def at(right: bool) -> tuple[np.ndarray, BoardGeometry]:
+            g = replace(base, trays_right=right)
+            return rectify(frame, homography(Calibration.from_field(cal.field, cal.quality, g).corners, g), g), g
+
+        right = self._tray_counts >= -2.0
+        rect, g = at(right)
+        if self.slot_reader is not None and (abs(self._tray_counts) < TRAY_SURE
+                                             or self._reads % TRAY_CHECK_EVERY == 0):
+            other = at(not right)
+            err = {right: count_error(self.slot_reader(rect, g)), not right: count_error(self.slot_reader(*other))}
+            if min(err.values()) < COUNT_TOL:
+                self._tray_counts = 0.9 * self._tray_counts + float(np.clip(err[False] - err[True], -5.0, 5.0))
+            if (self._tray_counts >= -2.0) != right:
+                rect, g = other
+        self._reads += 1
+        self.geom = g
+        return rect, g
 
     def observe(self, i: int, t: float, frame: np.ndarray | None) -> FrameObservation:
         if frame is None:

@@ -91,3 +91,31 @@ def test_real_narrow_bars_measured():
         fit = given_field(img, np.array(labels[rel]["field"]))
         bars.append(fit.bar_frac)
     assert all(0.015 <= b <= 0.05 for b in bars), bars
+
+
+def test_trays_at_the_left_of_a_given_field(tmp_path):
+    """A field's outline says nothing of the trays: on a board whose trays are at the left, the checkers
+    borne off there are counted once they make the count of 15 come out (and the board state keeps the end)."""
+    from tests.clips import write_clip
+    from transcriber.observation import FrameObservation
+    from vision.geometry import TRAY_BOTTOM, TRAY_TOP
+
+    rig = Rig.build("standard", EVAL_SEED0 + 972, (1280, 720), schemes=HELD_OUT_SCHEMES)
+    assert not rig.geom.trays_right
+    rng = np.random.default_rng(2)
+    scene = random_scene(rng, rig, random_positions(rng, 40)[7])  # a bear-off: 10 checkers in a tray
+    borne = int(scene.counts[TRAY_TOP].sum() + scene.counts[TRAY_BOTTOM].sum())
+    assert borne >= 4
+    frame = rig.sensor.expose(rig.camera_image(scene.with_(hands=()))[0], 1.0, 0)
+    x0, y0, x1, y1 = rig.geom.field()
+    truth = rig.to_image([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], scene.shift)
+    video = write_clip(tmp_path / "board.mp4", [frame], seconds=4.0, fps=5)
+    out, state = tmp_path / "o.jsonl", tmp_path / "state.json"
+    field = " ".join(f"{x:.1f},{y:.1f}" for x, y in truth)
+    p = bgscribe("observe", str(video), "--out", str(out), "--field", field, "--board-state", str(state), "--quiet")
+    assert p.returncode == 0, p.stderr
+    read = [FrameObservation.from_json(line) for line in out.read_text().splitlines() if '"slots"' in line]
+    last = [o for o in read if o.slots][-1]
+    got = sum(sum(last.slots[k].best()) for k in (TRAY_TOP, TRAY_BOTTOM))
+    assert got == borne, (got, borne)
+    assert json.loads(state.read_text())["tray_counts"] < 0  # the checkers said: trays at the left
