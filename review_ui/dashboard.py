@@ -17,9 +17,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, defer
 
 from .board_field import board_field
-from .models import Board, Event, Heartbeat, Match
+from .models import Board, Event, Heartbeat, Match, Segment
 from .review_models import Transcript
-from .services import utcnow
+from .services import clashing, utcnow
 from .setup import current_round
 from .transcripts import check
 
@@ -113,7 +113,7 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
                "preview_version": int(b.last_seen_at.timestamp()) if b.last_seen_at else 0,
                "agent": None if hb is None else {"state": hb.state, "fps": hb.fps, "dropped_frames": hb.dropped_frames,
                                                  "spool_segments": hb.spool_segments, "error": hb.error},
-               "camera": camera_summary(b), "field": _field(b), "match": None}
+               "camera": camera_summary(b), "field": _field(b), "clashing": _clashing(s, b), "match": None}
         m = board_match(s, b, rounds, now)
         if m is not None:
             row["match"] = {"id": m.id, "round": m.round.number if m.round else None, "player1": m.player1,
@@ -121,6 +121,13 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
                             **match_status(s, m, transcripts.get(m.id), stage)}
         out.append(row)
     return out
+
+
+def _clashing(s: Session, b: Board) -> int:
+    """How many of the board's live segments claim time another of them claims too (linked to no match)."""
+    rows = s.execute(select(Segment.id, Segment.start, Segment.end)
+                     .where(Segment.board_id == b.id, Segment.deleted_at.is_(None))).all()
+    return len(clashing(rows))
 
 
 def _field(b: Board) -> dict | None:

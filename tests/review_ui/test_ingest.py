@@ -197,6 +197,14 @@ def test_footage_of_a_time_the_board_already_holds_is_stitched_into_no_match(cli
         in r.json()["warning"]
     m, data = make_segment(n=1000, seed=11, start="2026-11-29T17:03:00.000Z")  # after the clash: linked
     assert upload(client, m, data).json()["matches"] == [match["id"]]
+    # the dashboard's card says so too (the staff look there, not at upload answers)
+    from .review_helpers import add_users, login
+
+    add_users(client.app_state)
+    login(client, "ann")
+    live = {b["number"]: b for b in client.get("/api/v1/live/boards").json()}
+    assert live[7]["clashing"] == 3 and live[8]["clashing"] == 0
+    assert "3 segments claim the same time" in client.get("/dashboard/live").text
     got = client.get(f"/api/v1/matches/{match['id']}", headers=STAFF).json()
     assert got["segments"] == ["b07-20261129T170300000Z"]
     # a match entered afterwards is linked by the same rule
