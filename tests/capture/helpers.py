@@ -157,7 +157,7 @@ def _port_open(port: int) -> bool:
 class Server:
     """`bgscribe serve` in a subprocess (real uvicorn, real SQLite, local footage store)."""
 
-    ADMIN = "staff-secret"
+    ADMIN = "staff-secret-for-tests"
 
     def __init__(self, data: Path, port: int | None = None, boards: dict[int, str] | None = None,
                  event: str = "Test Cup", purge_interval: float = 0):

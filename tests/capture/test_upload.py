@@ -16,7 +16,7 @@ from capture.manifest import sha256_file
 
 from .helpers import Server, agent, free_port, manifests, mjpeg_server, needs_ffmpeg, wait_for
 
-TOKEN = "board-11-secret"
+TOKEN = "board-11-secret-token"
 SLOW = os.environ.get("BGSCRIBE_SLOW_TESTS") == "1"
 DOWN = 180.0 if SLOW else 60.0  # "a few minutes" with BGSCRIBE_SLOW_TESTS=1; a minute in the normal run
 
