@@ -335,6 +335,9 @@ def cmd_register_board(args) -> int:
     import httpx
 
     cmd = "register-board"
+    if args.admin_token:
+        print(f"{cmd}: warning: --admin-token puts the staff token on the command line, where `ps` shows it; "
+              "set $BGSCRIBE_ADMIN_TOKEN instead", file=sys.stderr)
     admin = args.admin_token or os.environ.get("BGSCRIBE_ADMIN_TOKEN")
     if not admin:
         _err(cmd, "give --admin-token or set BGSCRIBE_ADMIN_TOKEN (the server's staff token)")

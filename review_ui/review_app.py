@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 def add_review(app: FastAPI) -> None:
     from urllib.parse import quote
 
-    from . import pages, setup_pages
+    from . import accounts_pages, pages, setup_pages
     from .api import footage, live, review
     from .api import setup as setup_api
     from .auth import LoginRequired
@@ -26,6 +26,7 @@ def add_review(app: FastAPI) -> None:
     app.include_router(live.router)
     app.include_router(pages.router)
     app.include_router(setup_pages.router)
+    app.include_router(accounts_pages.router)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
 
     @app.exception_handler(LoginRequired)
