@@ -103,8 +103,9 @@ class BodyGate:
         limit = rule.limit if isinstance(rule.limit, int) else getattr(app.state.settings, rule.limit)
         if not await run_in_threadpool(allowed, app, rule.who, conn):
             if conn.url.path.startswith("/api/"):
-                who = "the board's token" if rule.who == BOARD else "a login (session cookie) or the staff token"
-                resp = JSONResponse({"detail": f"not logged in: this request needs {who}"}, status_code=401,
+                detail = "missing or wrong board token" if rule.who == BOARD else \
+                    "not logged in (this request needs a session or the staff token)"
+                resp = JSONResponse({"detail": detail}, status_code=401,
                                     headers={"WWW-Authenticate": "Bearer", "Connection": "close"})
             else:
                 resp = RedirectResponse(f"/login?next={quote(conn.url.path)}", status_code=303,

@@ -108,7 +108,7 @@ def _footage(base: str, tmp_path: Path) -> None:
         still[:, :, 1] = 120
         cv2.putText(still, "board 7", (60, 100), cv2.FONT_HERSHEY_SIMPLEX, 1.5, (255, 255, 255), 3)
         jpeg = cv2.imencode(".jpg", still)[1].tobytes()
-        r = c.post("/api/v1/ingest/boards/7/heartbeat", headers={"Authorization": "Bearer board-7-token"},
+        r = c.post("/api/v1/ingest/boards/7/heartbeat", headers={"Authorization": "Bearer board-7-token-secret"},
                    json={"state": "recording", "fps": 10, "preview_jpeg": base64.b64encode(jpeg).decode()})
         assert r.status_code == 200, r.text
 
