@@ -274,6 +274,8 @@ SOURCE={source}
 # The bgscribe server and this board's ingest token (the server stores only its hash).
 SERVER={server}
 BGSCRIBE_TOKEN={token}
+# Over https: the fingerprint `bgscribe make-cert` printed (nothing is sent to a server showing another).
+# BGSCRIBE_SERVER_FINGERPRINT=
 
 # Recording: 720p at 15 fps in 60-second segments with a keyframe every second.
 SIZE=1280x720
