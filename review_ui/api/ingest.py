@@ -45,6 +45,8 @@ def _bad(what: str, e: ValidationError | ValueError) -> HTTPException:
     else:
         text = "not JSON"
     return HTTPException(422, f"bad {what}: {text}")
+
+
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -158,7 +160,7 @@ async def data(board: int, segment_id: str, request: Request, b: BoardDep, offse
                 return -have - 1
             if have + len(body) > manifest["bytes"]:
                 raise HTTPException(422, "more bytes than the manifest announced")
-            if have == 0 and not looks_like_mp4(body[:8]):
+            if have == 0 and len(body) >= 8 and not looks_like_mp4(body[:8]):  # (complete checks short ones)
                 raise HTTPException(422, "the segment is not an MP4 file (it must begin with an 'ftyp' box)")
             try:
                 with open(part, "ab") as f:
