@@ -249,7 +249,15 @@ def add_footage_commands(sub) -> None:
     dest = p.add_mutually_exclusive_group(required=True)
     dest.add_argument("--store", metavar="DIR", help="keep segments in this local folder (no server)")
     dest.add_argument("--server", metavar="URL", help="bgscribe server to upload to, e.g. http://10.0.0.2:8000")
-    p.add_argument("--token", help="the board's ingest token (default: $BGSCRIBE_TOKEN)")
+    p.add_argument("--token", help="the board's ingest token; shown by `ps`, so prefer --token-file or "
+                                   "$BGSCRIBE_TOKEN (default)")
+    p.add_argument("--token-file", metavar="FILE", help="read the board's ingest token from this file")
+    p.add_argument("--server-fingerprint", metavar="SHA256",
+                   help="https server only: trust exactly the certificate with this SHA-256 fingerprint "
+                        "(`bgscribe make-cert` prints it; default: $BGSCRIBE_SERVER_FINGERPRINT)")
+    p.add_argument("--ca-file", metavar="PEM",
+                   help="https server only: trust certificates signed by (or equal to) this one "
+                        "(default: $BGSCRIBE_CA_FILE, else the system's CAs)")
     p.add_argument("--spool", metavar="DIR",
                    help="local folder for segments not yet confirmed by the server "
                         "(default: ~/.local/share/bgscribe/spool/boardNN, or DIR/.spool with --store)")
@@ -293,16 +301,37 @@ def add_footage_commands(sub) -> None:
     p.add_argument("--data", metavar="DIR", help="data folder: database, footage, staging (default: bgscribe-data)")
     p.add_argument("--host", help="address to listen on (default: 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (default: 8000)")
-    p.add_argument("--admin-token", help="bearer token for the staff API (default: $BGSCRIBE_ADMIN_TOKEN)")
+    p.add_argument("--admin-token-file", metavar="FILE",
+                   help="read the staff API's bearer token from FILE (default: $BGSCRIBE_ADMIN_TOKEN, the config, "
+                        "else one is made on first start and kept in DATA/admin-token)")
+    p.add_argument("--admin-token", help=argparse.SUPPRESS)  # still works, with a warning: `ps` shows it
+    p.add_argument("--tls-cert", metavar="PEM", help="serve HTTPS with this certificate (`bgscribe make-cert`)")
+    p.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+    p.add_argument("--trusted-proxies", metavar="ADDRS",
+                   help="behind a TLS reverse proxy: its addresses (comma-separated), whose X-Forwarded-For and "
+                        "X-Forwarded-Proto headers are believed (default: none)")
     p.add_argument("--purge-interval", type=float, metavar="SECONDS",
                    help="how often retention is applied; 0 turns the job off (default: 300)")
     p.add_argument("--no-pipeline", dest="pipeline", action="store_false", default=None,
                    help="do not observe and transcribe arriving footage in this process")
-    p.add_argument("--board", action="append", metavar="N=TOKEN",
-                   help="register board N with this ingest token (stored hashed); repeatable")
+    p.add_argument("--board-tokens", metavar="FILE",
+                   help="register boards with the ingest tokens in FILE, one N=TOKEN a line (stored hashed)")
+    p.add_argument("--board", action="append", metavar="N=TOKEN", help=argparse.SUPPRESS)  # `ps` shows it
     p.add_argument("--event", metavar="NAME",
-                   help="attach the --board boards to this event (created with the default policy if new)")
+                   help="attach the --board-tokens boards to this event (created with the default policy if new)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "make-cert", help="make a self-signed TLS certificate for the server and print its fingerprint",
+        description="Write DIR/server.crt and DIR/server.key (mode 600): an ECDSA certificate for the names "
+                    "and addresses the server is reached by, for `bgscribe serve --tls-cert --tls-key`. Capture "
+                    "agents pin its SHA-256 fingerprint (--server-fingerprint); browsers show the same one.")
+    p.add_argument("--name", action="append", required=True, metavar="HOST",
+                   help="a host name or IP address of the server (repeatable), e.g. --name 192.168.10.2")
+    p.add_argument("--out", metavar="DIR", default=".", help="folder for the two files (default: here)")
+    p.add_argument("--days", type=int, default=825, help="validity in days (default: %(default)s)")
+    p.add_argument("--force", action="store_true", help="replace existing files")
+    p.set_defaults(func=cmd_make_cert)
 
     p = sub.add_parser(
         "purge", help="apply each event's footage retention policy now",
@@ -339,6 +368,12 @@ def cmd_serve(args) -> int:
     from review_ui.cli import serve
 
     return serve(args)
+
+
+def cmd_make_cert(args) -> int:
+    from review_ui.cli import make_cert
+
+    return make_cert(args)
 
 
 def cmd_purge(args) -> int:

@@ -399,6 +399,8 @@ SOURCE={source}
 # The bgscribe server and this board's ingest token (the server stores only its hash).
 SERVER={server}
 BGSCRIBE_TOKEN={token}
+# Over https: the fingerprint `bgscribe make-cert` printed (nothing is sent to a server showing another).
+# BGSCRIBE_SERVER_FINGERPRINT=
 
 # Recording: 720p at 15 fps in 60-second segments with a keyframe every second.
 SIZE=1280x720
@@ -460,6 +462,9 @@ def cmd_register_board(args) -> int:
     import httpx
 
     cmd = "register-board"
+    if args.admin_token:
+        print(f"{cmd}: warning: --admin-token puts the staff token on the command line, where `ps` shows it; "
+              "set $BGSCRIBE_ADMIN_TOKEN instead", file=sys.stderr)
     admin = args.admin_token or os.environ.get("BGSCRIBE_ADMIN_TOKEN")
     if not admin:
         _err(cmd, "give --admin-token or set BGSCRIBE_ADMIN_TOKEN (the server's staff token)")

@@ -37,6 +37,8 @@ class AgentConfig:
     store: Path | None = None
     server: str | None = None
     token: str | None = None
+    server_fingerprint: str | None = None  # https: pin the server's certificate (bgscribe make-cert prints it)
+    ca_file: str | None = None  # https: trust this CA (or this very certificate) instead of the system's
     encoder: EncoderSettings = field(default_factory=EncoderSettings)
     segment_seconds: float = 60.0
     stall_timeout: float = 3.0  # no frame for this long: the segment is closed and a gap begins
@@ -54,7 +56,15 @@ class AgentConfig:
         if (self.store is None) == (self.server is None):
             raise ValueError("give exactly one of --store DIR or --server URL")
         if self.server and not self.token:
-            raise ValueError("--server needs --token (the board's ingest token)")
+            raise ValueError("--server needs the board's ingest token (--token-file FILE or $BGSCRIBE_TOKEN)")
+        if (self.server_fingerprint or self.ca_file) and not (self.server or "").startswith("https://"):
+            raise ValueError("--server-fingerprint and --ca-file need an https:// --server")
+        if self.server_fingerprint:
+            from review_ui.tls import normalise_fingerprint
+
+            self.server_fingerprint = normalise_fingerprint(self.server_fingerprint)
+        if self.ca_file and not Path(self.ca_file).is_file():
+            raise ValueError(f"--ca-file {self.ca_file} not found")
         if self.segment_seconds <= 0 or self.encoder.fps <= 0:
             raise ValueError("segment length and fps must be positive")
         if self.min_free_mb >= self.warn_free_mb:
@@ -115,8 +125,9 @@ class Agent:
         if cfg.server:
             from .uploader import Client, Uploader
 
-            self.client = Client(cfg.server, cfg.token or "", cfg.board)  # heartbeats
-            self.uploader = Uploader(self.spool, Client(cfg.server, cfg.token or "", cfg.board),
+            tls = {"pin": cfg.server_fingerprint, "ca_file": cfg.ca_file}
+            self.client = Client(cfg.server, cfg.token or "", cfg.board, **tls)  # heartbeats
+            self.uploader = Uploader(self.spool, Client(cfg.server, cfg.token or "", cfg.board, **tls),
                                      retry_max=cfg.upload_retry_max)
             self.uploader.start()
             threading.Thread(target=self._heartbeat_loop, name="heartbeat", daemon=True).start()

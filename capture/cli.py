@@ -28,7 +28,16 @@ def run(args) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     w, h = parse_size(args.size)
+    if args.token:
+        print("bgscribe capture: warning: --token puts the board token on the command line, where `ps` shows it; "
+              "use --token-file FILE or $BGSCRIBE_TOKEN", file=sys.stderr)
     token = args.token or os.environ.get("BGSCRIBE_TOKEN")
+    if args.token_file:
+        try:
+            token = Path(args.token_file).read_text().strip()
+        except OSError as e:
+            print(f"bgscribe capture: cannot read the token from {args.token_file}: {e.strerror}", file=sys.stderr)
+            return 2
     spool = Path(args.spool) if args.spool else (
         Path(args.store) / ".spool" / f"board{args.board:02d}" if args.store
         else Path.home() / ".local/share/bgscribe/spool" / f"board{args.board:02d}")
@@ -36,6 +45,8 @@ def run(args) -> int:
         cfg = AgentConfig(
             board=args.board, source=args.source, spool=spool, store=Path(args.store) if args.store else None,
             server=args.server, token=token, segment_seconds=args.segment_seconds,
+            server_fingerprint=args.server_fingerprint or os.environ.get("BGSCRIBE_SERVER_FINGERPRINT") or None,
+            ca_file=args.ca_file or os.environ.get("BGSCRIBE_CA_FILE") or None,
             encoder=EncoderSettings(width=w, height=h, fps=args.fps, keyframe_interval=args.keyframe_interval,
                                     preset=args.preset, crf=args.crf),
             stall_timeout=args.stall_timeout, reconnect_max=args.reconnect_max, warn_free_mb=args.warn_free_mb,

@@ -36,14 +36,46 @@ class Rejected(UploadError):
 
 
 class Client:
-    def __init__(self, server: str, token: str, board: int, timeout: float = 10.0):
+    """HTTP(S) to the server's ingest API. Over https the server's certificate is checked against the system's
+    CAs, or `ca_file`, or is pinned (`pin`: the SHA-256 fingerprint `bgscribe make-cert` printed): the token is
+    never sent to a server that cannot show it."""
+
+    def __init__(self, server: str, token: str, board: int, timeout: float = 10.0, pin: str | None = None,
+                 ca_file: str | None = None):
+        self.server, self.token, self.timeout, self.pin, self.ca_file = server, token, timeout, pin, ca_file
+        self.base = server.rstrip("/") + f"/api/v1/ingest/boards/{board}"
+        self._http = None
+
+    @property
+    def http(self):
+        """The connection pool, made on first use (a pinned certificate is fetched then: the server may be down
+        when the agent starts)."""
         import httpx
 
-        self.base = server.rstrip("/") + f"/api/v1/ingest/boards/{board}"
-        self.http = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {token}"})
+        if self._http is None:
+            self._http = httpx.Client(timeout=self.timeout, headers={"Authorization": f"Bearer {self.token}"},
+                                      verify=self._verify())
+        return self._http
+
+    def _verify(self):
+        import ssl
+
+        if self.pin:
+            from review_ui.tls import PinMismatch, pinned_context
+
+            try:
+                return pinned_context(self.server, self.pin, self.timeout)
+            except PinMismatch as e:
+                raise Rejected(str(e)) from None
+            except OSError as e:
+                raise UploadError(f"server unreachable: {e}") from None
+        if self.ca_file:
+            return ssl.create_default_context(cafile=self.ca_file)
+        return True
 
     def close(self) -> None:
-        self.http.close()
+        if self._http is not None:
+            self._http.close()
 
     def _check(self, r, what: str):
         if r.status_code == 401:

@@ -18,12 +18,15 @@ log = logging.getLogger("bgscribe.server")
 
 
 def run_purge(app: FastAPI, trigger: str):
+    from .api.ingest import drop_stale_staging
     from .footage_frames import cache_dir
     from .retention import purge
 
+    settings = app.state.settings
+    for p in drop_stale_staging(settings.staging_path, settings.staging_max_age_hours * 3600):
+        log.info("deleted the unfinished upload %s (untouched for %g hours)", p.name, settings.staging_max_age_hours)
     with app.state.db.session() as s:
-        return purge(s, app.state.store, trigger=trigger,
-                     frame_cache=cache_dir(app.state.settings.data_dir))
+        return purge(s, app.state.store, trigger=trigger, frame_cache=cache_dir(settings.data_dir))
 
 
 async def _purge_loop(app: FastAPI, every: float) -> None:
@@ -38,12 +41,15 @@ async def _purge_loop(app: FastAPI, every: float) -> None:
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
+    from .security import owner_only_dir, resolve_admin_token
+
     settings = settings or Settings()
+    settings.admin_token = resolve_admin_token(settings)  # refuses a placeholder; makes one when none is set
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        settings.staging_path.mkdir(parents=True, exist_ok=True)
+        for folder in (settings.data_dir, settings.staging_path, settings.footage_path):
+            owner_only_dir(folder)  # footage and the database are personal data
         app.state.db = Database(settings.db_url)
         app.state.store = make_store(settings)
         app.state.pipeline = None
@@ -70,8 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     from .api import fields, ingest, staff
 
-    app = FastAPI(title="bgscribe", lifespan=lifespan)
+    # No docs UI (it loads its script from a CDN) and no open schema: the schema is served to a login only.
+    app = FastAPI(title="bgscribe", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
+    from .throttle import LoginThrottle
+
+    app.state.login_throttle = LoginThrottle()
     app.include_router(ingest.router)
     app.include_router(staff.router)
     app.include_router(fields.router)
@@ -80,7 +90,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def health():
         return {"ok": True}
 
+    from fastapi import Depends
+
+    from .auth import api_login
+
+    @app.get("/api/v1/openapi.json", include_in_schema=False)
+    def openapi(login=Depends(api_login)):  # noqa: B008 - (annotations are strings here: no LoginDep)
+        """The API's schema, for a logged-in person only (it maps every route)."""
+        from fastapi.openapi.utils import get_openapi
+
+        return get_openapi(title=app.title, version=app.version, routes=app.routes)
+
+    from .limits import add_limits
     from .review_app import add_review
 
+    add_limits(app)  # added first: the security headers' middleware (added by add_review) wraps its answers too
     add_review(app)
     return app

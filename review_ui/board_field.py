@@ -20,8 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .models import Board, Segment
-from .review_models import AuditLog
-from .services import utcnow
+from .services import audit_log, utcnow
 
 MIN_AREA = 0.02  # of the picture: a field smaller than this is a slip of the mouse, not a board
 
@@ -79,17 +78,14 @@ def board_field(b: Board) -> BoardField | None:
 
 def set_field(s: Session, b: Board, corners, by: str) -> BoardField:
     f = BoardField(check_corners(corners), by, utcnow())
-    before = b.field_json or ""
+    audit_log(s, by, "set_board_field", f"board {b.number}", b.field_json or "", f.corners)
     b.field_json = json.dumps(f.as_dict())
-    s.add(AuditLog(at=f.at, username=by, action="set_board_field", target=f"board {b.number}", before=before,
-                   after=json.dumps(f.corners)))
     return f
 
 
 def clear_field(s: Session, b: Board, by: str) -> None:
     if b.field_json:
-        s.add(AuditLog(at=utcnow(), username=by, action="clear_board_field", target=f"board {b.number}",
-                       before=b.field_json, after=""))
+        audit_log(s, by, "clear_board_field", f"board {b.number}", b.field_json, "")
     b.field_json = None
 
 

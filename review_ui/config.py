@@ -4,7 +4,7 @@
 # bgscribe.toml
 data_dir = "/var/lib/bgscribe"
 database_url = "sqlite:////var/lib/bgscribe/bgscribe.db"
-admin_token = "change-me"
+# admin_token: leave it out and the server makes one on first start (kept in data_dir/admin-token)
 purge_interval_seconds = 300
 ```
 """
@@ -25,13 +25,20 @@ class Settings(BaseSettings):
     database_url: str = Field("", description="SQLAlchemy URL; default: SQLite in data_dir")
     footage_dir: Path | None = Field(None, description="local footage store; default: data_dir/footage")
     storage: str = Field("local", description="footage store kind: 'local' (S3-compatible stores plug in here)")
-    admin_token: str = Field("", description="bearer token for the staff API; empty: staff API disabled")
+    admin_token: str = Field("", description="bearer token for the staff API (16+ characters, not a placeholder); "
+                                             "empty: one is made on first start and kept in data_dir/admin-token")
     purge_interval_seconds: float = Field(300.0, description="how often the server applies retention (0: never)")
     pipeline: bool = Field(True, description="observe and transcribe arriving footage in the background")
     pipeline_poll_seconds: float = Field(2.0, description="how often the pipeline looks for new work")
     host: str = "127.0.0.1"
     port: int = 8000
     max_segment_bytes: int = Field(2 << 30, description="largest segment accepted")
+    staging_max_age_hours: float = Field(48.0, description="unfinished uploads untouched this long are deleted")
+    max_chunk_bytes: int = Field(8 << 20, description="largest piece of a segment one upload request may carry")
+    tls_cert: Path | None = Field(None, description="PEM certificate (chain): serve HTTPS (with tls_key)")
+    tls_key: Path | None = Field(None, description="PEM private key of tls_cert")
+    trusted_proxies: str = Field("", description="addresses of reverse proxies whose X-Forwarded-For/-Proto "
+                                                 "headers are believed (comma-separated; empty: none)")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,

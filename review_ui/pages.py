@@ -19,9 +19,10 @@ from .api.review import get_transcript
 from .auth import (
     LOGIN_CSRF_COOKIE,
     SESSION_COOKIE,
+    AuthError,
     PageLoginDep,
-    authenticate,
     csrf_ok,
+    login,
     set_session_cookie,
     start_session,
 )
@@ -31,7 +32,8 @@ from .footage_frames import locate, match_segments
 from .models import Match
 from .pipeline import match_stage
 from .review_models import AuditLog, TranscriptRevision
-from .services import utcnow
+from .services import audit_log, utcnow
+from .throttle import LoginThrottled
 from .transcripts import alternatives, check, guess_why
 
 HERE = Path(__file__).parent
@@ -49,9 +51,13 @@ def _safe_next(next_url: str | None) -> str:
 
 @router.get("/login", response_class=HTMLResponse)
 def login_form(request: Request, next: str = "/", error: str = ""):
+    return _login_page(request, next, "Wrong username or password." if error else "")
+
+
+def _login_page(request: Request, next_url: str, message: str, status: int = 200):
     token = secrets.token_urlsafe(24)
-    resp = templates.TemplateResponse(request, "login.html", {"csrf": token, "next": _safe_next(next),
-                                                               "error": error})
+    resp = templates.TemplateResponse(request, "login.html", {"csrf": token, "next": _safe_next(next_url),
+                                                               "error": message}, status_code=status)
     resp.set_cookie(LOGIN_CSRF_COOKIE, token, httponly=True, samesite="strict", path="/login",
                     secure=request.url.scheme == "https")
     return resp
@@ -63,8 +69,14 @@ def login_post(request: Request, session: SessionDep, username: Annotated[str, F
                next: Annotated[str, Form()] = "/"):
     if not csrf_ok(request.cookies.get(LOGIN_CSRF_COOKIE, ""), csrf_token):
         raise HTTPException(403, "missing or wrong CSRF token (reload the login page and try again)")
-    user = authenticate(session, username, password)
-    if user is None:
+    try:
+        user = login(request, session, username, password)
+    except LoginThrottled as e:
+        resp = _login_page(request, next, f"{str(e)[:1].upper()}{str(e)[1:]}.", status=429)
+        resp.headers["Retry-After"] = str(e.retry_after)
+        return resp
+    except AuthError:
+        session.commit()
         return RedirectResponse(f"/login?error=1&next={quote(_safe_next(next))}", status_code=303)
     token, _row = start_session(session, user)
     session.commit()
@@ -76,6 +88,7 @@ def login_post(request: Request, session: SessionDep, username: Annotated[str, F
 
 @router.post("/logout")
 def logout_post(login: PageLoginDep, session: SessionDep):
+    audit_log(session, login.user.username, "logout", "this session")
     session.delete(login)
     session.commit()
     resp = RedirectResponse("/login", status_code=303)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
-from fastapi.responses import FileResponse, RedirectResponse
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -14,7 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 def add_review(app: FastAPI) -> None:
     from urllib.parse import quote
 
-    from . import field_pages, pages, setup_pages
+    from . import accounts_pages, field_pages, pages, setup_pages
     from .api import footage, live, review
     from .api import setup as setup_api
     from .auth import LoginRequired
@@ -26,6 +27,7 @@ def add_review(app: FastAPI) -> None:
     app.include_router(pages.router)
     app.include_router(setup_pages.router)
     app.include_router(field_pages.router)
+    app.include_router(accounts_pages.router)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
 
     @app.exception_handler(LoginRequired)
@@ -49,10 +51,31 @@ def add_review(app: FastAPI) -> None:
         return FileResponse(Path(__file__).parent / "static" / "favicon.svg", media_type="image/svg+xml",
                             headers={"Cache-Control": "max-age=86400"})
 
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError):
+        """422 with where and what, never the input itself (a password) or the library's links and versions."""
+        return JSONResponse({"detail": validation_errors(exc.errors())}, status_code=422)
+
     @app.middleware("http")
     async def _security_headers(request: Request, call_next):
         resp = await call_next(request)
         resp.headers.setdefault("X-Frame-Options", "DENY")
         resp.headers.setdefault("X-Content-Type-Options", "nosniff")
         resp.headers.setdefault("Referrer-Policy", "same-origin")
+        resp.headers.setdefault("Content-Security-Policy", CSP)
+        if not request.url.path.startswith("/static/") and request.url.path != "/favicon.ico":
+            # Pages, frames, clips and API answers hold personal data: no copy in any cache (purged footage
+            # must not linger in a browser's).
+            resp.headers["Cache-Control"] = "no-store"
+        if request.url.scheme == "https":
+            resp.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         return resp
+
+
+# Everything from this server, nothing inline, no frames, forms only back to it.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; "
+       "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+
+
+def validation_errors(errors) -> list[dict]:
+    return [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "invalid")} for e in errors]

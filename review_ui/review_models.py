@@ -29,6 +29,7 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(200))  # argon2id
     role: Mapped[str] = mapped_column(String(16), default=ROLE_STAFF)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)  # no login while set
 
 
 class UserSession(Base):

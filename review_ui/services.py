@@ -13,6 +13,20 @@ from sqlalchemy.orm import Session
 from .models import POLICIES, POLICY_AFTER_APPROVAL, POLICY_MATCH_END, Board, Event, Match, Segment
 
 
+def audit_log(s: Session, by: str, action: str, target: str, before: object = "", after: object = "",
+              match_id: int | None = None, version: int | None = None) -> None:
+    """One row of the audit log (never deleted): who did what to what, with the value before and after."""
+    import json
+
+    from .review_models import AuditLog
+
+    def text(v):
+        return v if isinstance(v, str) else json.dumps(v, default=str)
+
+    s.add(AuditLog(at=utcnow(), username=by, match_id=match_id, action=action, target=target[:200],
+                   before=text(before), after=text(after), version=version))
+
+
 def utcnow() -> datetime:
     """Naive UTC, as stored in the database."""
     return datetime.now(UTC).replace(tzinfo=None)
@@ -52,7 +66,13 @@ def check_policy(policy: str, days: float | None, purge_unapproved: bool) -> Non
 
 def create_event(s: Session, name: str, policy: str = POLICY_AFTER_APPROVAL, days: float | None = 30,
                  purge_unapproved: bool = False) -> Event:
+    from .security import check_name
+
     check_policy(policy, days, purge_unapproved)
+    try:
+        name = check_name(name, "an event name")
+    except ValueError as e:
+        raise PolicyError(str(e)) from None
     ev = Event(name=name, retention_policy=policy, retention_days=days, purge_unapproved=purge_unapproved,
                legal_hold=False, legal_hold_reason="", created_at=utcnow())
     s.add(ev)
@@ -67,7 +87,11 @@ def set_legal_hold(s: Session, event: Event, hold: bool, reason: str = "") -> No
 
 
 def register_board(s: Session, number: int, token: str, event: Event | None = None) -> Board:
-    """Create or update a board; stores only the token's hash."""
+    """Create or update a board; stores only the token's hash. InsecureSetting (a ValueError) for a token that is
+    a placeholder or shorter than security.MIN_TOKEN."""
+    from .security import check_token
+
+    token = check_token(token, "a board token")
     b = s.scalar(select(Board).where(Board.number == number))
     if b is None:
         b = Board(number=number, token_hash=hash_token(token))
@@ -86,6 +110,11 @@ def board_by_number(s: Session, number: int) -> Board | None:
 
 def create_match(s: Session, event: Event, board: Board, started_at: datetime, player1: str = "", player2: str = "",
                  ended_at: datetime | None = None) -> Match:
+    """A match on `board`; ValueError for a player's name with control characters or over 100 characters."""
+    from .security import check_name
+
+    player1 = check_name(player1, "player 1's name", allow_empty=True)
+    player2 = check_name(player2, "player 2's name", allow_empty=True)
     m = Match(event_id=event.id, board_id=board.id, player1=player1, player2=player2,
               started_at=to_utc_naive(started_at), ended_at=to_utc_naive(ended_at) if ended_at else None,
               legal_hold=False)

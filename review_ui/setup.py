@@ -20,9 +20,11 @@ from sqlalchemy.orm import Session
 from transcriber.record import PROFILES
 
 from .models import Board, Event, Match
-from .review_models import AuditLog, Transcript
+from .review_models import Transcript
+from .security import check_name
 from .services import (
     PolicyError,
+    audit_log,
     board_by_number,
     check_policy,
     create_event,
@@ -56,10 +58,7 @@ class CsvImportError(SetupError):
                          + "; ".join(f"line {e.line}: {e.message}" for e in errors[:5]) + ("; ..." if n > 5 else ""))
 
 
-def _audit(s: Session, by: str, action: str, target: str, before: str = "", after: str = "",
-           match_id: int | None = None) -> None:
-    s.add(AuditLog(at=utcnow(), username=by, match_id=match_id, action=action, target=target, before=before,
-                   after=after))
+_audit = audit_log
 
 
 # ----------------------------------------------------------------------------- events
@@ -78,9 +77,10 @@ def _check_rules(profile: str, length: int) -> int:
 def new_event(s: Session, by: str, name: str, rules_profile: str = "bmab", match_length: int | None = None,
               retention_policy: str = "after_approval", retention_days: float | None = 30,
               purge_unapproved: bool = False) -> Event:
-    name = name.strip()
-    if not name or len(name) > 200:
-        raise SetupError("an event name is 1 to 200 characters")
+    try:
+        name = check_name(name, "an event name")
+    except ValueError as e:
+        raise SetupError(str(e)) from None
     if s.scalar(select(Event).where(Event.name == name)) is not None:
         raise SetupError(f"an event named {name!r} exists already")
     length = _check_rules(rules_profile, PROFILES.get(rules_profile, PROFILES["bmab"]).length
@@ -125,10 +125,10 @@ def update_event(s: Session, by: str, ev: Event, *, rules_profile: str | None = 
 
 
 def _player_name(name: str) -> str:
-    name = " ".join(name.split())
-    if not name or len(name) > 200:
-        raise SetupError("a player's name is 1 to 200 characters")
-    return name
+    try:
+        return check_name(name, "a player's name")
+    except ValueError as e:
+        raise SetupError(str(e)) from None
 
 
 def player(s: Session, ev: Event, name: str) -> Player | None:

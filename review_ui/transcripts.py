@@ -92,6 +92,7 @@ def doc_from_report(report: dict, mat_text: str | None = None, profile: str = "b
     players = report.get("players")
     if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, str) for p in players)):
         raise TranscriptError("report: 'players' must be a list of two names")
+    players = _names(players, "report: players")
     length = report.get("length")
     if not isinstance(length, int) or isinstance(length, bool) or length < 0:
         raise TranscriptError("report: 'length' must be a whole number of points (0 for money)")
@@ -163,6 +164,17 @@ def _action_in(a: object, where: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- record, findings
+
+
+def _names(names: list[str], where: str) -> list[str]:
+    """Players' names as every entry takes them: no line breaks or other control characters (a name goes into
+    every game's score line of the .mat), at most security.MAX_NAME characters."""
+    from .security import check_name
+
+    try:
+        return [check_name(n, f"{where}: player {i}'s name") for i, n in enumerate(names, start=1)]
+    except ValueError as e:
+        raise TranscriptError(str(e)) from None
 
 
 def record_from_doc(doc: dict) -> MatchRecord:
@@ -321,7 +333,7 @@ def apply_edit(doc: dict, edit: dict, username: str, now: str) -> tuple[dict, st
         if not (isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) and n.strip() for n in names)):
             raise TranscriptError("players: two non-empty names")
         before = list(doc["players"])
-        doc["players"] = [n.strip() for n in names]
+        doc["players"] = _names(names, "players")
         return doc, "players", before, doc["players"]
     gi, g = _game(doc, edit)
     if op == "set_result":

@@ -244,9 +244,9 @@ def write_mat(record: MatchRecord, path: str | Path | None = None, *, allow_inva
         if meta.get(key):
             out.append(f'; [{key} "{_clean(meta[key])}"]')
     out += ["", f" {record.length} point match", ""]
+    p1, p2 = (_one_line(p) for p in record.players)
     for g, gr in zip(record.games, rep.games):
         out.append(f" Game {g.number}")
-        p1, p2 = record.players
         left = f" {p1} : {gr.game.score[0]}"
         out.append(left.ljust(LEFT + 5) + f"  {p2} : {gr.game.score[1]}" if len(left) >= LEFT + 5
                    else left.ljust(LEFT + 5) + f"{p2} : {gr.game.score[1]}")
@@ -265,8 +265,16 @@ def write_mat(record: MatchRecord, path: str | Path | None = None, *, allow_inva
     return text
 
 
+def _one_line(value: str) -> str:
+    """Text as it may stand on one line of a .mat: every control, line or paragraph separator character becomes
+    a space (a name with a line break must never start a line of its own: it would be read as a move or a game)."""
+    import unicodedata
+
+    return " ".join("".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in value).split())
+
+
 def _clean(value: str) -> str:
-    return value.replace('"', "'").replace("\n", " ")
+    return _one_line(value).replace('"', "'")
 
 
 def _cell(a: Action, play, gr) -> str:

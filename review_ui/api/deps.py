@@ -27,7 +27,7 @@ def get_settings(request: Request):
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def _bearer(authorization: str | None) -> str | None:
+def bearer(authorization: str | None) -> str | None:
     if authorization and authorization[:7].lower() == "bearer ":
         return authorization[7:].strip()
     return None
@@ -36,7 +36,7 @@ def _bearer(authorization: str | None) -> str | None:
 def board_auth(board: int, session: SessionDep, authorization: Annotated[str | None, Header()] = None) -> Board:
     """The board in the path, if the request carries its token; else 401 (before any body is read)."""
     b = board_by_number(session, board)
-    token = _bearer(authorization)
+    token = bearer(authorization)
     # Compare even when the board is unknown, so timing does not tell which boards exist.
     ok = token_matches(token, b.token_hash if b else "0" * 64)
     if b is None or not ok:
@@ -51,6 +51,6 @@ def staff_auth(request: Request, authorization: Annotated[str | None, Header()] 
     import hmac
 
     expected = request.app.state.settings.admin_token
-    token = _bearer(authorization)
+    token = bearer(authorization)
     if not expected or not token or not hmac.compare_digest(token.encode(), expected.encode()):
         raise HTTPException(401, "missing or wrong staff token", headers={"WWW-Authenticate": "Bearer"})

@@ -3,9 +3,11 @@ lies in the stored segments, and the segments themselves as MP4 with HTTP range 
 
 from __future__ import annotations
 
+import math
 import re
+from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
 from ..auth import LoginDep
@@ -19,6 +21,23 @@ CHUNK = 256 << 10
 _RANGE = re.compile(r"^\s*(\d*)\s*-\s*(\d*)\s*$")
 
 
+MAX_T = 7 * 86400.0  # a week of footage time: more than any match
+
+
+def footage_time(t: str = Query(description="seconds from the start of the match's footage")) -> float:
+    """`t` as a number of seconds, 400 for anything else (inf, nan, 1e20, words): never a 500."""
+    try:
+        v = float(t)
+    except ValueError:
+        v = math.nan
+    if not (math.isfinite(v) and 0 <= v <= MAX_T):
+        raise HTTPException(400, f"t must be a number of seconds from 0 to {MAX_T:g}")
+    return v
+
+
+TimeDep = Annotated[float, Depends(footage_time)]
+
+
 def _match(session, match_id: int) -> Match:
     m = session.get(Match, match_id)
     if m is None:
@@ -27,7 +46,7 @@ def _match(session, match_id: int) -> Match:
 
 
 @router.get("/footage")
-def get_footage(match_id: int, login: LoginDep, session: SessionDep, t: float = Query(ge=0)):
+def get_footage(match_id: int, login: LoginDep, session: SessionDep, t: TimeDep):
     """Where footage time `t` (seconds from the start of the match's footage) lies: segment and offset, or why
     there is none."""
     _match(session, match_id)
@@ -40,7 +59,7 @@ def get_footage(match_id: int, login: LoginDep, session: SessionDep, t: float = 
 
 
 @router.get("/frame.jpg")
-def get_frame(match_id: int, request: Request, login: LoginDep, session: SessionDep, t: float = Query(ge=0)):
+def get_frame(match_id: int, request: Request, login: LoginDep, session: SessionDep, t: TimeDep):
     """The camera frame on screen `t` seconds into the match's footage, as JPEG (404 with the reason if none)."""
     _match(session, match_id)
     at = match_footage(session, match_id, t)
@@ -53,7 +72,7 @@ def get_frame(match_id: int, request: Request, login: LoginDep, session: Session
                           cache_dir(request.app.state.settings.data_dir))
     except FootageMissing as e:
         raise HTTPException(404, str(e)) from None
-    return Response(data, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=300"})
+    return Response(data, media_type="image/jpeg")
 
 
 def parse_range(header: str, size: int) -> tuple[int, int] | None:
@@ -93,7 +112,7 @@ def get_segment(match_id: int, segment_row_id: int, request: Request, login: Log
     if not store.exists(seg.storage_key):
         raise HTTPException(404, f"the footage file of segment {seg.segment_id} is missing from the store")
     size = seg.bytes
-    headers = {"Accept-Ranges": "bytes", "ETag": f'"{seg.sha256}"', "Cache-Control": "private, max-age=300"}
+    headers = {"Accept-Ranges": "bytes", "ETag": f'"{seg.sha256}"'}
     rng = request.headers.get("range")
     first, last, status = 0, size - 1, 200
     if rng:

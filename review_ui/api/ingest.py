@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from sqlalchemy import select
 
 from ..models import Heartbeat, Segment
@@ -25,7 +25,28 @@ from .deps import BoardDep, SessionDep
 log = logging.getLogger("bgscribe.ingest")
 router = APIRouter(prefix="/api/v1/ingest/boards/{board}", tags=["ingest"])
 
-SEGMENT_ID = re.compile(r"^b\d{2,3}-\d{8}T\d{9}Z$")
+SEGMENT_ID = re.compile(r"b\d{2,3}-\d{8}T\d{9}Z")  # always with fullmatch: `$` lets a final newline through
+MAX_ERROR = 2000  # characters of an agent's error message kept (every dashboard poll carries it)
+
+
+def _is_segment_id(v: str) -> bool:
+    return SEGMENT_ID.fullmatch(v) is not None
+
+
+def looks_like_mp4(head: bytes) -> bool:
+    """An ISO media file begins with a box of type `ftyp` (the recorder's fragmented MP4 does)."""
+    return len(head) >= 8 and head[4:8] == b"ftyp"
+
+
+def _bad(what: str, e: ValidationError | ValueError) -> HTTPException:
+    """422 naming the fields and the problems, without echoing the input or the library's links."""
+    if isinstance(e, ValidationError):
+        text = "; ".join(f"{'.'.join(str(x) for x in err['loc']) or 'body'}: {err['msg']}" for err in e.errors())
+    else:
+        text = "not JSON"
+    return HTTPException(422, f"bad {what}: {text}")
+
+
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -50,9 +71,15 @@ class SegmentManifest(BaseModel):
     @field_validator("segment_id")
     @classmethod
     def _id(cls, v: str) -> str:
-        if not SEGMENT_ID.match(v):
+        if not _is_segment_id(v):
             raise ValueError("segment_id must look like b07-20261129T170000123Z")
         return v
+
+    @model_validator(mode="after")
+    def _times(self):
+        if self.end < self.start:
+            raise ValueError("end is before start")
+        return self
 
     @field_validator("sha256")
     @classmethod
@@ -66,6 +93,20 @@ def _staging(request: Request, board: int, seg_id: str) -> tuple[Path, Path]:
     folder = request.app.state.settings.staging_path / f"board{board:02d}"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"{seg_id}.mp4.part", folder / f"{seg_id}.json"
+
+
+def drop_stale_staging(staging: Path, older_than_s: float) -> list[Path]:
+    """Delete staged uploads nobody has touched for `older_than_s` (an agent that gave up, or a stranger's
+    announcement): a staged file is no footage until it is complete, and would otherwise stay for ever."""
+    import time
+
+    cutoff = time.time() - older_than_s
+    gone = []
+    for p in sorted(staging.glob("board*/*")):
+        if p.is_file() and p.stat().st_mtime < cutoff:
+            p.unlink(missing_ok=True)
+            gone.append(p)
+    return gone
 
 
 def storage_key(m: SegmentManifest) -> str:
@@ -82,7 +123,7 @@ async def announce(board: int, request: Request, b: BoardDep, session: SessionDe
     try:
         m = SegmentManifest.model_validate(json.loads(await request.body()))
     except (ValueError, ValidationError) as e:
-        raise HTTPException(422, f"bad manifest: {e}") from e
+        raise _bad("manifest", e) from None
     if m.board != board:
         raise HTTPException(422, f"manifest is for board {m.board}, not board {board}")
     if m.bytes > request.app.state.settings.max_segment_bytes:
@@ -106,7 +147,7 @@ async def announce(board: int, request: Request, b: BoardDep, session: SessionDe
 @router.put("/segments/{segment_id}/data")
 async def data(board: int, segment_id: str, request: Request, b: BoardDep, offset: int = Query(ge=0)):
     """Append bytes at `offset` (must equal what the server already has, else 409 with that number)."""
-    part, mpath = _staging(request, board, segment_id) if SEGMENT_ID.match(segment_id) else (None, None)
+    part, mpath = _staging(request, board, segment_id) if _is_segment_id(segment_id) else (None, None)
     if part is None or not mpath.exists():
         raise HTTPException(404, "announce the segment first")
     manifest = json.loads(mpath.read_text())
@@ -119,10 +160,17 @@ async def data(board: int, segment_id: str, request: Request, b: BoardDep, offse
                 return -have - 1
             if have + len(body) > manifest["bytes"]:
                 raise HTTPException(422, "more bytes than the manifest announced")
-            with open(part, "ab") as f:
-                f.write(body)
-                f.flush()
-                os.fsync(f.fileno())
+            if have == 0 and len(body) >= 8 and not looks_like_mp4(body[:8]):  # (complete checks short ones)
+                raise HTTPException(422, "the segment is not an MP4 file (it must begin with an 'ftyp' box)")
+            try:
+                with open(part, "ab") as f:
+                    f.write(body)
+                    f.flush()
+                    os.fsync(f.fileno())
+            except OSError:
+                with open(part, "ab") as f:  # a full disk: take back the half-written piece, the agent resends
+                    f.truncate(have)
+                raise
             return have + len(body)
 
     try:
@@ -140,7 +188,7 @@ async def data(board: int, segment_id: str, request: Request, b: BoardDep, offse
 @router.post("/segments/{segment_id}/complete")
 async def complete(board: int, segment_id: str, request: Request, b: BoardDep, session: SessionDep):
     """Verify the checksum of the received bytes, store the segment, and link it to its match."""
-    if not SEGMENT_ID.match(segment_id):
+    if not _is_segment_id(segment_id):
         raise HTTPException(404, "no such segment")
     seg = _existing(session, b.id, segment_id)
     if seg is not None:
@@ -156,6 +204,11 @@ async def complete(board: int, segment_id: str, request: Request, b: BoardDep, s
             size = part.stat().st_size if part.exists() else 0
             if size != m.bytes:
                 return f"received {size} of {m.bytes} bytes"
+            with open(part, "rb") as f:
+                if not looks_like_mp4(f.read(8)):
+                    part.unlink(missing_ok=True)
+                    mpath.unlink(missing_ok=True)
+                    return "the segment is not an MP4 file (it must begin with an 'ftyp' box)"
             got = sha256_file(part)
             if got != m.sha256:
                 part.unlink(missing_ok=True)
@@ -214,12 +267,12 @@ async def heartbeat(board: int, b: BoardDep, session: SessionDep, request: Reque
     try:
         hb = HeartbeatIn.model_validate(json.loads(await request.body()))
     except (ValueError, ValidationError) as e:
-        raise HTTPException(422, f"bad heartbeat: {e}") from e
+        raise _bad("heartbeat", e) from None
     now = utcnow()
     session.add(Heartbeat(board_id=b.id, received_at=now, state=hb.state[:64], fps=hb.fps, frames=hb.frames,
                           dropped_frames=hb.dropped_frames, spool_segments=hb.spool_segments,
                           spool_bytes=hb.spool_bytes, free_disk_bytes=hb.free_disk_bytes,
-                          last_segment=hb.last_segment[:64], error=hb.error))
+                          last_segment=hb.last_segment[:64], error=hb.error[:MAX_ERROR]))
     b.last_seen_at = now
     if hb.preview_jpeg:
         try:

@@ -23,11 +23,11 @@ from ..auth import (
     AuthError,
     DirectorDep,
     LoginDep,
-    authenticate,
     create_user,
     set_session_cookie,
     start_session,
 )
+from ..auth import login as login_as
 from ..models import Match
 from ..review_models import (
     STATUS_APPROVED,
@@ -38,7 +38,8 @@ from ..review_models import (
     TranscriptRevision,
     UserSession,
 )
-from ..services import update_match, utcnow
+from ..services import audit_log, update_match, utcnow
+from ..throttle import LoginThrottled
 from ..transcripts import (
     TranscriptError,
     alternatives,
@@ -64,9 +65,12 @@ class LoginIn(BaseModel):
 @router.post("/login")
 def login(body: LoginIn, request: Request, response: Response, session: SessionDep):
     """JSON login (a cross-site form cannot send JSON without a CORS preflight, which this server never grants)."""
-    user = authenticate(session, body.username, body.password)
-    if user is None:
-        raise HTTPException(401, "wrong username or password")
+    try:
+        user = login_as(request, session, body.username, body.password)
+    except LoginThrottled as e:
+        raise HTTPException(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
+    except AuthError as e:
+        raise HTTPException(401, str(e)) from None
     token, row = start_session(session, user)
     session.commit()
     set_session_cookie(response, request, token)
@@ -75,6 +79,7 @@ def login(body: LoginIn, request: Request, response: Response, session: SessionD
 
 @router.post("/logout")
 def logout(login: LoginDep, response: Response, session: SessionDep):
+    audit_log(session, login.user.username, "logout", "this session")
     session.delete(login)
     session.commit()
     response.delete_cookie(SESSION_COOKIE, path="/")
@@ -114,11 +119,7 @@ def get_transcript(session: Session, match_id: int) -> Transcript:
 
 def audit(session: Session, login: UserSession, match_id: int | None, action: str, target: str = "",
           before: object = "", after: object = "", version: int | None = None) -> None:
-    def text(v):
-        return v if isinstance(v, str) else json.dumps(v)
-
-    session.add(AuditLog(at=utcnow(), username=login.user.username, match_id=match_id, action=action, target=target,
-                         before=text(before), after=text(after), version=version))
+    audit_log(session, login.user.username, action, target, before, after, match_id=match_id, version=version)
 
 
 def transcript_out(t: Transcript, checked=None) -> dict:

@@ -1,4 +1,8 @@
-"""Staff API (bearer admin token): events and their retention, boards, matches, purge log."""
+"""Staff API (bearer admin token): events and their retention, boards, matches, purge log.
+
+Every change is written to the audit log as done by `STAFF_TOKEN`. A match is approved only through the review
+flow (a transcript with no open flags and no findings, approved by a logged-in person): `approved_at` cannot be
+set here."""
 
 from __future__ import annotations
 
@@ -6,13 +10,14 @@ import json
 from datetime import datetime
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 
 from ..models import Board, Event, Heartbeat, Match, PurgeLog
 from ..retention import purge
 from ..services import (
     PolicyError,
+    audit_log,
     check_policy,
     create_event,
     create_match,
@@ -24,6 +29,7 @@ from ..services import (
 from .deps import SessionDep, staff_auth
 
 router = APIRouter(prefix="/api/v1", tags=["staff"], dependencies=[Depends(staff_auth)])
+STAFF_TOKEN = "staff API token"  # who the audit log names for a change made with the admin token
 
 
 class EventIn(BaseModel):
@@ -53,6 +59,7 @@ def post_event(body: EventIn, session: SessionDep):
         e = create_event(session, body.name, body.retention_policy, body.retention_days, body.purge_unapproved)
     except PolicyError as err:
         raise HTTPException(422, str(err)) from err
+    audit_log(session, STAFF_TOKEN, "create_event", f"event {e.id}", "", event_out(e))
     session.commit()
     return event_out(e)
 
@@ -65,6 +72,7 @@ def get_events(session: SessionDep):
 @router.patch("/events/{event_id}")
 def patch_event(event_id: int, body: EventPatch, session: SessionDep):
     e = session.get(Event, event_id) or _404("event")
+    before = event_out(e)
     policy = body.retention_policy or e.retention_policy
     days = body.retention_days if body.retention_days is not None else e.retention_days
     unapproved = body.purge_unapproved if body.purge_unapproved is not None else e.purge_unapproved
@@ -75,6 +83,12 @@ def patch_event(event_id: int, body: EventPatch, session: SessionDep):
     e.retention_policy, e.retention_days, e.purge_unapproved = policy, days, unapproved
     if body.legal_hold is not None:
         set_legal_hold(session, e, body.legal_hold, body.legal_hold_reason)
+        if body.legal_hold != before["legal_hold"] or body.legal_hold_reason:
+            audit_log(session, STAFF_TOKEN, "set_legal_hold" if body.legal_hold else "release_legal_hold",
+                      f"event {e.id}", before["legal_hold_reason"], e.legal_hold_reason)
+    if {k: v for k, v in event_out(e).items() if not k.startswith("legal_hold")} != \
+            {k: v for k, v in before.items() if not k.startswith("legal_hold")}:
+        audit_log(session, STAFF_TOKEN, "update_event", f"event {e.id}", before, event_out(e))
     session.commit()
     return event_out(e)
 
@@ -90,7 +104,12 @@ def put_board(number: int, body: BoardIn, session: SessionDep):
     if body.event_id and event is None:
         _404("event")
     token = body.token or new_token()
-    b = register_board(session, number, token, event)
+    try:
+        b = register_board(session, number, token, event)
+    except ValueError as e:
+        raise HTTPException(422, str(e)) from None
+    audit_log(session, STAFF_TOKEN, "register_board", f"board {number}", "",
+              f"event {b.event_id}, {'given' if body.token else 'new'} token")
     session.commit()
     return {"number": b.number, "event_id": b.event_id, "token": None if body.token else token}
 
@@ -129,8 +148,8 @@ class MatchIn(BaseModel):
 
 
 class MatchPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # approved_at among them: approval is the review flow's alone
     ended_at: datetime | None = None
-    approved_at: datetime | None = None
     legal_hold: bool | None = None
 
 
@@ -144,7 +163,11 @@ def match_out(m: Match) -> dict:
 def post_match(body: MatchIn, session: SessionDep):
     e = session.get(Event, body.event_id) or _404("event")
     b = session.scalar(select(Board).where(Board.number == body.board)) or _404("board")
-    m = create_match(session, e, b, body.started_at, body.player1, body.player2, body.ended_at)
+    try:
+        m = create_match(session, e, b, body.started_at, body.player1, body.player2, body.ended_at)
+    except ValueError as err:
+        raise HTTPException(422, str(err)) from None
+    audit_log(session, STAFF_TOKEN, "create_match", f"match {m.id}", "", match_out(m), match_id=m.id)
     session.commit()
     return match_out(m)
 
@@ -152,7 +175,12 @@ def post_match(body: MatchIn, session: SessionDep):
 @router.patch("/matches/{match_id}")
 def patch_match(match_id: int, body: MatchPatch, session: SessionDep):
     m = session.get(Match, match_id) or _404("match")
-    update_match(session, m, **body.model_dump(exclude_unset=True))
+    changes = body.model_dump(exclude_unset=True)
+    before = {k: getattr(m, k) for k in changes}
+    update_match(session, m, **changes)
+    for k, v in changes.items():
+        action = ("set_legal_hold" if v else "release_legal_hold") if k == "legal_hold" else f"set_{k}"
+        audit_log(session, STAFF_TOKEN, action, f"match {m.id}", before[k], getattr(m, k), match_id=m.id)
     session.commit()
     return match_out(m)
 
@@ -172,8 +200,13 @@ def get_purge_log(session: SessionDep, limit: int = 1000):
 def post_purge(request: Request, session: SessionDep, dry_run: bool = False):
     from ..footage_frames import cache_dir
 
-    return purge(session, request.app.state.store, dry_run=dry_run, trigger="staff API",
-                 frame_cache=cache_dir(request.app.state.settings.data_dir)).as_dict()
+    report = purge(session, request.app.state.store, dry_run=dry_run, trigger="staff API",
+                   frame_cache=cache_dir(request.app.state.settings.data_dir))
+    audit_log(session, STAFF_TOKEN, "purge_dry_run" if dry_run else "purge", "footage", "",
+              f"{report.checked} segments checked, {len(report.items)} "
+              f"{'would go' if dry_run else 'deleted'}, {len(report.errors)} errors")
+    session.commit()
+    return report.as_dict()
 
 
 def _404(what: str):

@@ -157,7 +157,7 @@ def _port_open(port: int) -> bool:
 class Server:
     """`bgscribe serve` in a subprocess (real uvicorn, real SQLite, local footage store)."""
 
-    ADMIN = "staff-secret"
+    ADMIN = "staff-secret-for-tests"
 
     def __init__(self, data: Path, port: int | None = None, boards: dict[int, str] | None = None,
                  event: str = "Test Cup", purge_interval: float = 0):
@@ -169,12 +169,15 @@ class Server:
 
     def start(self) -> Server:
         args = [sys.executable, "-m", "bgscribe.cli", "serve", "--data", str(self.data), "--port", str(self.port),
-                "--admin-token", self.ADMIN, "--purge-interval", str(self.purge_interval), "--event", self.event,
+                "--purge-interval", str(self.purge_interval), "--event", self.event,
                 "--no-pipeline"]  # test-pattern footage: nothing to transcribe
-        for n, t in self.boards.items():
-            args += ["--board", f"{n}={t}"]
+        if self.boards:  # tokens in a file and the environment, never on the command line
+            tokens = self.data.parent / f"board-tokens-{self.port}"
+            tokens.write_text("".join(f"{n}={t}\n" for n, t in self.boards.items()))
+            args += ["--board-tokens", str(tokens)]
         self.starts += 1
-        self.proc = Proc(args, self.data.parent / f"server-{self.port}.log")
+        self.proc = Proc(args, self.data.parent / f"server-{self.port}.log",
+                         env={"BGSCRIBE_ADMIN_TOKEN": self.ADMIN})
         wait_for(self._healthy, 60, "the server to answer /api/v1/health")
         return self
 

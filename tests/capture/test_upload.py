@@ -16,7 +16,7 @@ from capture.manifest import sha256_file
 
 from .helpers import Server, agent, free_port, manifests, mjpeg_server, needs_ffmpeg, wait_for
 
-TOKEN = "board-11-secret"
+TOKEN = "board-11-secret-token"
 SLOW = os.environ.get("BGSCRIBE_SLOW_TESTS") == "1"
 DOWN = 180.0 if SLOW else 60.0  # "a few minutes" with BGSCRIBE_SLOW_TESTS=1; a minute in the normal run
 
@@ -49,9 +49,9 @@ def test_server_down_for_a_while_everything_arrives_exactly_once(tmp_path):
     cam = mjpeg_server(port, tmp_path / "cam.log", size="640x360")
     spool = tmp_path / "spool"
     # Keep a copy of every manifest the agent writes, to compare with what the server ends up holding.
-    a = agent(11, f"http://127.0.0.1:{port}/cam.mjpg", tmp_path, "--server", server.url, "--token", TOKEN,
+    a = agent(11, f"http://127.0.0.1:{port}/cam.mjpg", tmp_path, "--server", server.url,
               "--spool", str(spool), "--segment-seconds", "5", "--heartbeat", "1", "--upload-retry-max", "3",
-              "--drain", "60")
+              "--drain", "60", env={"BGSCRIBE_TOKEN": TOKEN})
     seen: dict[str, dict] = {}
 
     def watch():
@@ -106,9 +106,9 @@ def test_full_disk_keeps_every_unconfirmed_segment_intact(tmp_path):
     server = Server(tmp_path / "server", boards={11: TOKEN})  # not started yet: nothing is confirmed
     port = free_port()
     cam = mjpeg_server(port, tmp_path / "cam.log")
-    a = agent(11, f"http://127.0.0.1:{port}/cam.mjpg", tmp_path, "--server", server.url, "--token", TOKEN,
+    a = agent(11, f"http://127.0.0.1:{port}/cam.mjpg", tmp_path, "--server", server.url,
               "--spool", str(spool), "--segment-seconds", "4", "--min-free-mb", "5", "--warn-free-mb", "10",
-              "--upload-retry-max", "2", "--drain", "60")
+              "--upload-retry-max", "2", "--drain", "60", env={"BGSCRIBE_TOKEN": TOKEN})
     try:
         wait_for(lambda: "disk nearly full" in a.text(), 120, "the agent to report the full disk")
         assert "disk filling up" in a.text()  # warned first

@@ -23,10 +23,11 @@ def _board(server, n: int) -> dict:
 
 @pytest.mark.parametrize("case", ["good", "glare"])
 def test_agent_sends_its_camera_grade_and_the_server_keeps_it(tmp_path, clips, case):
-    server = Server(tmp_path / "data", boards={3: "tok-3"}).start()
+    server = Server(tmp_path / "data", boards={3: "board-3-token-secret"}).start()
     try:
-        a = agent(3, str(clips[case]), tmp_path, "--server", server.url, "--token", "tok-3",
-                  "--spool", str(tmp_path / "spool"), "--heartbeat", "1", "--camera-check", "2", "--loop")
+        a = agent(3, str(clips[case]), tmp_path, "--server", server.url,
+                  "--spool", str(tmp_path / "spool"), "--heartbeat", "1", "--camera-check", "2", "--loop",
+                  env={"BGSCRIBE_TOKEN": "board-3-token-secret"})
         wait_for(lambda: _board(server, 3)["camera_check"] is not None, 90, "a camera grade on board 3", every=1)
         a.stop()
         grade = _board(server, 3)["camera_check"]

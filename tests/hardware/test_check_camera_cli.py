@@ -144,7 +144,7 @@ def test_found_field_shown_and_confirmed_on_the_server(good, tmp_path):
     rig, frames = good
     truth = _field_truth(rig)
     clip = write_clip(tmp_path / "clip.mp4", frames, 2.0, FPS, crf=16)
-    server = Server(tmp_path / "data", boards={7: "board-7-token"}).start()
+    server = Server(tmp_path / "data", boards={7: "board-7-token-secret"}).start()
     try:
         env = {**os.environ, "BGSCRIBE_ADMIN_TOKEN": Server.ADMIN}
         run = lambda answer, *extra: subprocess.run(  # noqa: E731

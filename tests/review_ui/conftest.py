@@ -7,8 +7,8 @@ from review_ui.app import create_app
 from review_ui.config import Settings
 from review_ui.services import create_event, register_board
 
-ADMIN = "staff-secret"
-TOKEN = "board-7-token"
+ADMIN = "staff-secret-for-tests"
+TOKEN = "board-7-token-secret"
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def client(settings):
         with app.state.db.session() as s:
             ev = create_event(s, "EPC Leg 3")
             register_board(s, 7, TOKEN, ev)
-            register_board(s, 8, "board-8-token", ev)
+            register_board(s, 8, "board-8-token-secret", ev)
             s.commit()
         c.app_state = app.state
         yield c

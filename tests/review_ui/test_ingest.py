@@ -16,7 +16,8 @@ BASE = "/api/v1/ingest/boards"
 
 
 def make_segment(n: int = 300_000, seed: int = 1, board: int = 7, start: str = "2026-11-29T17:00:00.000Z"):
-    data = hashlib.sha256(str(seed).encode()).digest() * (n // 32 + 1)
+    # An MP4's first box (the server refuses anything else), then bytes that differ by seed.
+    data = b"\x00\x00\x00\x18ftypisom" + hashlib.sha256(str(seed).encode()).digest() * (n // 32 + 1)
     data = data[:n]
     sid = f"b{board:02d}-{start[:4]}{start[5:7]}{start[8:10]}T{start[11:13]}{start[14:16]}{start[17:19]}" \
           f"{start[20:23]}Z"
@@ -53,7 +54,7 @@ def segment_rows(c):
         return s.query(Segment).all()
 
 
-@pytest.mark.parametrize("headers", [{}, auth("wrong"), auth("board-8-token"), {"Authorization": "Basic x"}])
+@pytest.mark.parametrize("headers", [{}, auth("wrong"), auth("board-8-token-secret"), {"Authorization": "Basic x"}])
 def test_wrong_or_missing_token_is_401_and_nothing_is_stored(client, headers):
     m, data = make_segment()
     r = client.post(f"{BASE}/7/segments", json=m, headers=headers)
@@ -163,7 +164,7 @@ def test_segments_are_linked_to_the_match_on_that_board_at_that_time(client):
         m, data = make_segment(n=1000, seed=i, start=start)
         assert upload(client, m, data).status_code == 200
     m, data = make_segment(n=1000, seed=9, board=8, start="2026-11-29T17:01:00.000Z")  # another board
-    assert upload(client, m, data, token="board-8-token").status_code == 200
+    assert upload(client, m, data, token="board-8-token-secret").status_code == 200
     got = client.get(f"/api/v1/matches/{match['id']}", headers=STAFF).json()
     assert got["segments"] == ["b07-20261129T170000000Z", "b07-20261129T170100000Z", "b07-20261129T170200000Z"]
     # A match entered after its footage arrived gets linked too.

@@ -103,7 +103,9 @@ def test_each_segment_is_observed_once_and_a_restart_resumes_the_interrupted_job
 @needs_ffmpeg
 def test_a_corrupt_segment_fails_with_a_reason_and_the_rest_goes_on(client, footage, tmp_path):
     match_id, sids = footage
-    _upload(client, b"\x00garbage, not a video" * 500, START + timedelta(seconds=8), 4, 20)
+    # an MP4 box header (the server takes nothing else), then no video at all
+    junk = b"\x00\x00\x00\x18ftypisom" + b"\x00garbage, not a video" * 500
+    _upload(client, junk, START + timedelta(seconds=8), 4, 20)
     p = _pipeline(client)
     while p.run_once():
         pass

@@ -55,7 +55,7 @@ def add_segment(s, store: LocalStore, tmp: Path, board, start: datetime, minutes
 @pytest.fixture
 def world(tmp_path):
     """Four events, one per policy, with matches in every state and their footage."""
-    settings = Settings(data_dir=tmp_path / "data", admin_token="x")
+    settings = Settings(data_dir=tmp_path / "data", admin_token="retention-admin-token")
     db = Database(settings.db_url)
     store = LocalStore(settings.footage_path)
     s = db.session()
@@ -63,7 +63,8 @@ def world(tmp_path):
     e2 = create_event(s, "Delete once approved", "match_end", None)
     e3 = create_event(s, "Week after approval", "after_approval", 7)
     e4 = create_event(s, "Disputed", "after_approval", 0)
-    b = {n: register_board(s, n, f"t{n}", ev) for n, ev in [(1, e1), (2, e2), (3, e3), (4, e4), (5, e1)]}
+    b = {n: register_board(s, n, f"board-{n}-token-secret", ev)
+         for n, ev in [(1, e1), (2, e2), (3, e3), (4, e4), (5, e1)]}
     t0 = NOW - 20 * D
 
     def match(board, start, end=None, approved=None, hold=False):
@@ -209,12 +210,12 @@ def test_purge_command(world, capsys, monkeypatch):
 
 
 def test_periodic_job_applies_retention(tmp_path):
-    settings = Settings(data_dir=tmp_path / "data", admin_token="x", purge_interval_seconds=0.3)
+    settings = Settings(data_dir=tmp_path / "data", admin_token="retention-admin-token", purge_interval_seconds=0.3)
     app = create_app(settings)
     with TestClient(app):
         with app.state.db.session() as s:
             ev = create_event(s, "Quick", "match_end", None, purge_unapproved=True)
-            b = register_board(s, 1, "t", ev)
+            b = register_board(s, 1, "board-1-token-secret", ev)
             start = utcnow() - 2 * H
             create_match(s, ev, b, start, ended_at=start + H)
             seg = add_segment(s, app.state.store, tmp_path, b, start + timedelta(minutes=5))

@@ -61,7 +61,7 @@ def server(tmp_path):
     db = Database(f"sqlite:///{(data / 'bgscribe.db').resolve()}")
     with db.session() as s:
         ev = create_event(s, "EPC Leg 3")
-        board = register_board(s, 7, "board-7-token", ev)
+        board = register_board(s, 7, "board-7-token-secret", ev)
         m = create_match(s, ev, board, datetime(2026, 11, 29, 10), ended_at=datetime(2026, 11, 29, 11))
         create_user(s, "ann", PASSWORD, "staff")
         report = json.loads(REPORT.read_text())
@@ -102,13 +102,13 @@ def _footage(base: str, tmp_path: Path) -> None:
     with httpx.Client(base_url=base, timeout=30) as c:
         for k, start in enumerate((datetime(2026, 11, 29, 10), datetime(2026, 11, 29, 10, 16, 20))):
             manifest, path = write_segment(tmp_path / f"seg{k}", 7, start, seg=k, size=(640, 360))
-            r = ingest_upload(c, manifest, path.read_bytes(), token="board-7-token")
+            r = ingest_upload(c, manifest, path.read_bytes(), token="board-7-token-secret")
             assert r.status_code == 200, r.text
         still = np.zeros((180, 320, 3), np.uint8)
         still[:, :, 1] = 120
         cv2.putText(still, "board 7", (60, 100), cv2.FONT_HERSHEY_SIMPLEX, 1.5, (255, 255, 255), 3)
         jpeg = cv2.imencode(".jpg", still)[1].tobytes()
-        r = c.post("/api/v1/ingest/boards/7/heartbeat", headers={"Authorization": "Bearer board-7-token"},
+        r = c.post("/api/v1/ingest/boards/7/heartbeat", headers={"Authorization": "Bearer board-7-token-secret"},
                    json={"state": "recording", "fps": 10, "preview_jpeg": base64.b64encode(jpeg).decode()})
         assert r.status_code == 200, r.text
 

@@ -25,7 +25,7 @@ def test_adduser_then_login(tmp_path):
     r = run("dora", "--data", str(data), password="director pw 1")
     assert r.returncode == 2 and "exists already" in r.stderr and "Traceback" not in r.stderr
     r = run("eve", "--data", str(data), password="short")
-    assert r.returncode == 2 and "at least 8 characters" in r.stderr
+    assert r.returncode == 2 and "at least 12 characters" in r.stderr
     with TestClient(create_app(Settings(data_dir=data, purge_interval_seconds=0))) as c:
         r = c.post("/api/v1/login", json={"username": "dora", "password": "director pw 1"})
         assert r.status_code == 200 and r.json()["role"] == "director"

@@ -1,15 +1,15 @@
 """boards: the playing field's corners as the staff confirmed them
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-12-01 14:00:00
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0006'
-down_revision = '0005'
+revision = '0007'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 
