@@ -10,7 +10,10 @@ Policies (per event, see models.POLICIES):
 - `keep`: never delete automatically.
 - Legal hold (on the event, or on one match) overrides every policy until it is released.
 
-Footage that belongs to no match is never deleted automatically: no policy speaks of it.
+Footage that belongs to no match (warm-up before the first pairing, two recordings claiming one time) is
+personal data that serves nothing: unless the event keeps footage, it is deleted `UNLINKED_DAYS` after
+it ends, or the `after_approval` event's `retention_days` if longer (a match entered late still finds it
+meanwhile).
 Every deletion writes a PurgeLog row (what, when, why, which policy) after checking the store
 no longer holds the object; `dry_run` reports the same decisions and deletes nothing.
 """
@@ -31,6 +34,8 @@ from .storage import FootageStore
 
 log = logging.getLogger("bgscribe.retention")
 
+UNLINKED_DAYS = 7.0
+
 
 @dataclass
 class Decision:
@@ -49,7 +54,15 @@ def decide(seg: Segment, event: Event | None, matches: list[Match], now: datetim
     if held:
         return Decision(False, "legal_hold", f"match {held} under legal hold")
     if not matches:
-        return Decision(False, policy, "not part of any match; no policy deletes it")
+        if policy not in (POLICY_MATCH_END, POLICY_AFTER_APPROVAL):
+            return Decision(False, policy, "not part of any match; the event keeps footage")
+        kept = event.retention_days if policy == POLICY_AFTER_APPROVAL else None  # (match_end: no days)
+        days = max(UNLINKED_DAYS, kept or 0)
+        due = seg.end + timedelta(days=days)
+        if now < due:
+            return Decision(False, policy, f"not part of any match; kept until {due:%Y-%m-%d %H:%M:%S}Z "
+                                           f"({days:g} days after it ends)")
+        return Decision(True, policy, f"not part of any match, {days:g} days after it ended")
     ids = ", ".join(str(m.id) for m in matches)
     unapproved = [m for m in matches if m.approved_at is None]
     if policy == POLICY_MATCH_END:

@@ -84,7 +84,7 @@ def world(tmp_path):
     footage("e1_running", 1, NOW - H + timedelta(minutes=5))
     match(5, NOW - 3 * H, NOW - 2 * H, hold=True)
     footage("e1_match_hold", 5, NOW - 3 * H)
-    footage("e1_no_match", 1, NOW - 5 * H)  # warm-up footage, no match: no policy deletes it
+    footage("e1_no_match", 1, NOW - 5 * H)  # warm-up footage, no match: kept 7 days, then deleted
     # Event 2 (match_end): ended unapproved -> kept; ended approved -> deleted; a segment spanning
     # an approved match and the running next one -> kept.
     match(2, t0, t0 + H)
@@ -175,10 +175,14 @@ def test_each_policy_deletes_exactly_what_it_should(world):
     assert {i.segment for i in r.items} == names(segs, {"e4_hold"})
     assert {row.policy for row in s.scalars(select(PurgeLog).where(PurgeLog.segment_id.in_(
         names(segs, {"e4_hold"}))))} == {"after_approval"}
-    # Never: unapproved footage under a policy that does not say so, a held match, footage of no match.
+    # Never: unapproved footage under a policy that does not say so, a held match; footage of no match only
+    # a week after it ended (personal data that serves no match is not kept for ever)
     left = {seg.segment_id for seg in s.scalars(select(Segment).where(Segment.deleted_at.is_(None)))}
     assert left == names(segs, {"e1_running", "e1_match_hold", "e1_no_match", "e2_ended_unapproved",
                                 "e3_unapproved"})
+    r = purge(s, store, now=NOW + 7 * D)
+    assert {i.segment for i in r.items} == names(segs, {"e1_no_match"})
+    assert all("not part of any match, 7 days after it ended" in i.reason for i in r.items)
 
 
 def test_policy_must_say_so_to_purge_unapproved(world):
