@@ -83,6 +83,7 @@ def add_hardware_commands(sub) -> None:
     p.add_argument("--server", metavar="URL", help="the bgscribe server, for --confirm (default: SERVER from the "
                                                    "board's agent settings file)")
     p.add_argument("--json", action="store_true", help="print the grade as JSON")
+    add_tls_options(p)
     p.set_defaults(func=cmd_check_camera)
 
     p = sub.add_parser(
@@ -102,7 +103,37 @@ def add_hardware_commands(sub) -> None:
     p.add_argument("--out", metavar="FILE", help="settings file to write (default: capture-N.env here; on the "
                                                  "agent: /etc/bgscribe/capture-N.env)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    add_tls_options(p)
     p.set_defaults(func=cmd_register_board)
+
+
+def add_tls_options(p) -> None:
+    """How a staff command trusts an https:// server: a pinned fingerprint, or a CA file (default: the system's)."""
+    p.add_argument("--server-fingerprint", metavar="SHA256",
+                   help="https server only: trust exactly the certificate with this SHA-256 fingerprint "
+                        "(`bgscribe make-cert` prints it; default: $BGSCRIBE_SERVER_FINGERPRINT)")
+    p.add_argument("--ca-file", metavar="FILE", help="https server only: trust certificates signed by this CA "
+                                                     "(or the server's own certificate)")
+
+
+def server_verify(server: str, args, timeout: float = 10.0):
+    """httpx's `verify` for the server: the pinned certificate's context, the CA file, or the system's CAs.
+    Raises PermissionError when the server shows another certificate than the pinned one (nothing is sent)."""
+    import ssl
+
+    pin = getattr(args, "server_fingerprint", None) or os.environ.get("BGSCRIBE_SERVER_FINGERPRINT")
+    if (pin or getattr(args, "ca_file", None)) and not server.startswith("https://"):
+        raise ValueError("--server-fingerprint and --ca-file need an https:// server")
+    if pin:
+        from review_ui.tls import PinMismatch, pinned_context
+
+        try:
+            return pinned_context(server, pin, timeout)
+        except PinMismatch as e:
+            raise PermissionError(str(e)) from None
+    if getattr(args, "ca_file", None):
+        return ssl.create_default_context(cafile=args.ca_file)
+    return True
 
 
 def _usage(p) -> int:
@@ -360,8 +391,8 @@ def confirm_field(field: dict, args, server: str, admin: str, still) -> bool:
     w, h = field["size"]
     corners = [[x / w, y / h] for x, y in field["corners"]]
     try:
-        send_field(server, admin, args.board, corners)
-    except (PermissionError, LookupError, RuntimeError, OSError) as e:
+        send_field(server, admin, args.board, corners, verify=server_verify(server, args))
+    except (PermissionError, LookupError, RuntimeError, OSError, ValueError) as e:
         _err("check-camera", f"the field was not kept: {e}")
         return False
     print(f"board {args.board}: field confirmed on {server}; its footage is read through these corners",
@@ -369,13 +400,14 @@ def confirm_field(field: dict, args, server: str, admin: str, still) -> bool:
     return True
 
 
-def send_field(server: str, admin_token: str, board: int, corners: list, timeout: float = 10.0) -> None:
+def send_field(server: str, admin_token: str, board: int, corners: list, timeout: float = 10.0,
+               verify=True) -> None:
     """PUT /api/v1/boards/{board}/field (the staff API): the board's field, as shares of the picture."""
     import httpx
 
     try:
         r = httpx.put(f"{server.rstrip('/')}/api/v1/boards/{board}/field", json={"corners": corners},
-                      headers={"Authorization": f"Bearer {admin_token}"}, timeout=timeout)
+                      headers={"Authorization": f"Bearer {admin_token}"}, timeout=timeout, verify=verify)
     except httpx.HTTPError as e:
         raise OSError(f"cannot reach {server}: {e}") from e
     if r.status_code == 401:
@@ -419,12 +451,12 @@ DRAIN=20
 
 
 def register_board(server: str, admin_token: str, board: int, event_id: int | None = None,
-                   timeout: float = 10.0, transport=None) -> str:
+                   timeout: float = 10.0, transport=None, verify=True) -> str:
     """PUT /api/v1/boards/{board} without a token: the server makes one and returns it (once)."""
     import httpx
 
     body = {"event_id": event_id} if event_id is not None else {}
-    with httpx.Client(base_url=server.rstrip("/"), timeout=timeout, transport=transport) as c:
+    with httpx.Client(base_url=server.rstrip("/"), timeout=timeout, transport=transport, verify=verify) as c:
         r = c.put(f"/api/v1/boards/{board}", json=body, headers={"Authorization": f"Bearer {admin_token}"})
     if r.status_code in (401, 403):
         raise PermissionError("the server refused the admin token (check --admin-token / $BGSCRIBE_ADMIN_TOKEN)")
@@ -439,10 +471,12 @@ def register_board(server: str, admin_token: str, board: int, event_id: int | No
     return token
 
 
-def write_env_file(path: Path, board: int, source: str, server: str, token: str) -> None:
-    """The agent's settings file, written atomically with mode 600."""
+def write_env_file(path: Path, board: int, source: str, server: str, token: str, pin: str | None = None) -> None:
+    """The agent's settings file, written atomically with mode 600 (with the server's pinned fingerprint)."""
     text = ENV_TEMPLATE.format(board=board, source=source, server=server.rstrip("/"), token=token,
                                when=time.strftime("%Y-%m-%d %H:%M", time.localtime()))
+    if pin:
+        text = text.replace("# BGSCRIBE_SERVER_FINGERPRINT=\n", f"BGSCRIBE_SERVER_FINGERPRINT={pin}\n")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -480,15 +514,19 @@ def cmd_register_board(args) -> int:
         _err(cmd, f"{out} exists; --force to replace it (the board gets a new token either way)")
         return EXIT_USAGE
     try:
-        token = register_board(args.server, admin, args.board, args.event_id)
+        token = register_board(args.server, admin, args.board, args.event_id, verify=server_verify(args.server, args))
     except (PermissionError, LookupError, RuntimeError) as e:
         _err(cmd, str(e))
         return EXIT_FAIL
-    except httpx.HTTPError as e:
+    except ValueError as e:
+        _err(cmd, str(e))
+        return EXIT_USAGE
+    except (httpx.HTTPError, OSError) as e:
         _err(cmd, f"cannot reach {args.server}: {e}")
         return EXIT_FAIL
+    pin = args.server_fingerprint or os.environ.get("BGSCRIBE_SERVER_FINGERPRINT")
     try:
-        write_env_file(out, args.board, args.source, args.agent_server or args.server, token)
+        write_env_file(out, args.board, args.source, args.agent_server or args.server, token, pin)
     except OSError as e:
         _err(cmd, f"board {args.board} registered, but {out} could not be written ({e}); run again with a "
                   "writable --out (a new token replaces this one)")

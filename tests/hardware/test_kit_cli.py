@@ -186,3 +186,37 @@ def test_threshold_benchmark_quick():
     sharp, soft = sorted(doc["blur"], key=lambda b: b["blur_sigma_px"])
     assert soft["edge_width_px"] > 2 * sharp["edge_width_px"] and soft["dice_value_acc"] < sharp["dice_value_acc"]
     assert doc["thresholds"]["dice_value"]["fails_at_size"] == "480x270"
+
+
+def test_register_board_over_tls_pins_the_servers_certificate(tmp_path):
+    """Against a server with a self-signed certificate (`bgscribe make-cert`): the right fingerprint registers
+    the board and goes into the agent's settings file; a wrong one sends nothing (no board registered)."""
+    from review_ui.config import Settings
+    from review_ui.models import Board
+    from review_ui.tls import fingerprint
+    from tests.review_ui.live_server import LiveServer
+
+    r = subprocess.run([sys.executable, "-m", "bgscribe", "make-cert", "--name", "127.0.0.1", "--out",
+                        str(tmp_path / "tls")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cert = tmp_path / "tls" / "server.crt"
+    fp = fingerprint(cert.read_text())
+    settings = Settings(data_dir=tmp_path / "data", admin_token=Server.ADMIN, purge_interval_seconds=0,
+                        pipeline=False, tls_cert=cert, tls_key=tmp_path / "tls" / "server.key")
+    with LiveServer(settings) as srv:
+        wrong = _register(srv.url, "--board", "4", "--out", str(tmp_path / "w.env"), "--server-fingerprint", "00" * 32)
+        assert wrong.returncode == 1 and "refusing to send it anything" in wrong.stderr
+        unpinned = _register(srv.url, "--board", "4", "--out", str(tmp_path / "u.env"))
+        assert unpinned.returncode == 1 and "cannot reach" in unpinned.stderr  # nobody vouches for it
+        with srv.state.db.session() as s:
+            assert s.query(Board).filter_by(number=4).count() == 0
+        out = tmp_path / "capture-4.env"
+        ok = _register(srv.url, "--board", "4", "--out", str(out), "--server-fingerprint", fp)
+        assert ok.returncode == 0, ok.stderr
+        env = dict(line.split("=", 1) for line in out.read_text().splitlines() if line and not line.startswith("#"))
+        assert env["BGSCRIBE_SERVER_FINGERPRINT"] == fp and env["SERVER"] == srv.url
+        ca = _register(srv.url, "--board", "5", "--out", str(tmp_path / "c.env"), "--ca-file", str(cert))
+        assert ca.returncode == 0, ca.stderr
+        plain = _register("http://127.0.0.1:9", "--board", "6", "--out", str(tmp_path / "p.env"),
+                          "--ca-file", str(cert))
+        assert plain.returncode == 2 and "need an https:// server" in plain.stderr
