@@ -149,7 +149,7 @@ def _run(module: str, name: str, args) -> int:
 
 
 def cmd_transcribe(args) -> int:
-    from .pipeline import transcribe
+    from transcriber.transcribe import transcribe
 
     src = Path(args.source)
     if not src.exists():

@@ -125,7 +125,7 @@ def server_verify(server: str, args, timeout: float = 10.0):
     if (pin or getattr(args, "ca_file", None)) and not server.startswith("https://"):
         raise ValueError("--server-fingerprint and --ca-file need an https:// server")
     if pin:
-        from review_ui.tls import PinMismatch, pinned_context
+        from capture.pinning import PinMismatch, pinned_context
 
         try:
             return pinned_context(server, pin, timeout)

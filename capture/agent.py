@@ -60,7 +60,7 @@ class AgentConfig:
         if (self.server_fingerprint or self.ca_file) and not (self.server or "").startswith("https://"):
             raise ValueError("--server-fingerprint and --ca-file need an https:// --server")
         if self.server_fingerprint:
-            from review_ui.tls import normalise_fingerprint
+            from .pinning import normalise_fingerprint
 
             self.server_fingerprint = normalise_fingerprint(self.server_fingerprint)
         if self.ca_file and not Path(self.ca_file).is_file():

@@ -61,7 +61,7 @@ class Client:
         import ssl
 
         if self.pin:
-            from review_ui.tls import PinMismatch, pinned_context
+            from .pinning import PinMismatch, pinned_context
 
             try:
                 return pinned_context(self.server, self.pin, self.timeout)

@@ -238,8 +238,8 @@ class Pipeline:
         return {"observations": str(out.relative_to(self.data_dir)), "summary": stdout.strip()}
 
     def _transcribe(self, s: Session, job: PipelineJob) -> dict:
-        from bgscribe.pipeline import decode_match
         from transcriber.mat import write_mat
+        from transcriber.transcribe import decode_match
 
         from .api.review import load_transcript
         from .dashboard import transcript_score

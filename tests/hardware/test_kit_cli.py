@@ -191,9 +191,9 @@ def test_threshold_benchmark_quick():
 def test_register_board_over_tls_pins_the_servers_certificate(tmp_path):
     """Against a server with a self-signed certificate (`bgscribe make-cert`): the right fingerprint registers
     the board and goes into the agent's settings file; a wrong one sends nothing (no board registered)."""
+    from capture.pinning import fingerprint
     from review_ui.config import Settings
     from review_ui.models import Board
-    from review_ui.tls import fingerprint
     from tests.review_ui.live_server import LiveServer
 
     r = subprocess.run([sys.executable, "-m", "bgscribe", "make-cert", "--name", "127.0.0.1", "--out",

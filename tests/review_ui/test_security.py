@@ -403,8 +403,8 @@ def test_accounts_on_the_page_disable_change_password_revoke(live):
 
 
 def test_tls_self_signed_certificate_secure_cookie_and_a_pinned_agent(tmp_path, settings):
+    from capture.pinning import fingerprint
     from capture.uploader import Client, Rejected
-    from review_ui.tls import fingerprint
 
     r = subprocess.run([sys.executable, "-m", "bgscribe", "make-cert", "--name", "127.0.0.1", "--name",
                         "bgscribe.local", "--out", str(tmp_path / "tls")], capture_output=True, text=True)

@@ -8,8 +8,8 @@ action 55, read 15 where 12 was rolled; its first alternative is the truth). Tak
 import tempfile
 from pathlib import Path
 
-from bgscribe.pipeline import transcribe
 from transcriber.generate import random_match
+from transcriber.transcribe import transcribe
 from vision.synth.observe_sim import Noise, observations_from_truth
 from vision.synth.video import render_match
 
