@@ -49,6 +49,9 @@ def add_read_arguments(p) -> None:
     p.add_argument("--field", metavar='"x,y x,y x,y x,y"',
                    help="the playing field's four corners in picture pixels (any order round the field), "
                         "when the board is not found by itself or to check a known calibration")
+    p.add_argument("--board", metavar="STATE.json",
+                   help="what is known of this board: the state `bgscribe observe --board-state` keeps (its "
+                        "field as confirmed and followed, and its profile: the bar's and points' shares)")
     p.add_argument("--json", action="store_true", help="print the reading as JSON (the default prints a summary)")
 
 
@@ -59,10 +62,14 @@ def run_read(args) -> int:
     try:
         img = load_picture(args.image)
         field = parse_field(args.field) if args.field else None
-    except (PictureError, ValueError) as e:
+        profile = None
+        if args.board:
+            field_known, profile = board_of_state(args.board)
+            field = field if field is not None else field_known
+    except (PictureError, ValueError, OSError) as e:
         print(f"bgscribe read: {e}", file=sys.stderr)
         return 2
-    out = to_json(read_picture(img, field))
+    out = to_json(read_picture(img, field, profile=profile))
     if args.json:
         print(json.dumps(out))
     elif not out["board_found"]:
@@ -75,6 +82,27 @@ def run_read(args) -> int:
         print(f"  bar: {out['bar']}  trays: {out['trays']}  dice: {[d['value'] for d in out['dice']]}  "
               f"cube: {out['cube']}")
     return 0 if out["board_found"] else 1
+
+
+def board_of_state(path: str) -> tuple:
+    """A board state file (`observe --board-state`) -> (its field's corners as now, or None; its profile, or
+    None). ValueError with what is wrong."""
+    import numpy as np
+
+    try:
+        state = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not a board state (JSON: {e})") from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: not a board state (a JSON object)")
+    corners = state.get("field_now") or state.get("field")
+    field = np.asarray(corners, np.float64) if corners is not None else None
+    if field is not None and field.shape != (4, 2):
+        raise ValueError(f"{path}: the board's field must be four corners x, y")
+    profile = state.get("profile")
+    if profile is not None and (len(profile) != 2 or not all(isinstance(v, (int, float)) for v in profile)):
+        raise ValueError(f"{path}: the board's profile must be [bar share, point share]")
+    return field, (tuple(profile) if profile is not None else None)
 
 
 def _field_of_video(video: str, text: str) -> tuple[tuple, tuple]:

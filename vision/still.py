@@ -12,7 +12,7 @@ lists the corners TL, TR, BR, BL in that turned view, in the picture's own pixel
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -65,8 +65,11 @@ class PictureReading:
 
 
 def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
-                 readers: Readers | None = None) -> PictureReading:
+                 readers: Readers | None = None, profile: tuple | None = None) -> PictureReading:
+    """``profile``: the board's (bar share, point share) as known already (its board state); else measured."""
     fit = given_field(picture, field) if field is not None else find_field(picture)
+    if profile is not None:
+        fit = replace(fit, bar_frac=float(profile[0]), point_len=float(profile[1]))
     corners = turned_corners(fit)
     if field is None and not fit.found:
         return PictureReading(fit, corners, [], [], None)

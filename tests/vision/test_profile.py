@@ -77,6 +77,15 @@ def test_read_reports_the_profile_and_observe_keeps_it(tmp_path):
     assert p.returncode == 0, p.stderr
     kept = json.loads(state.read_text())["profile"]
     assert abs(kept[0] - _shares(rig.geom)[0]) < 0.01
+    # `bgscribe read --board STATE`: the board's field and profile as its state keeps them
+    p = bgscribe("read", str(still), "--board", str(state), "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["profile"]["bar_frac"] == kept[0] and np.abs(np.array(doc["field"]) - truth).max() < 1.0
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"field": [[1, 2]]}')
+    p = bgscribe("read", str(still), "--board", str(bad))
+    assert p.returncode == 2 and "four corners" in p.stderr and "Traceback" not in p.stderr
 
 
 @pytest.mark.skipif(not (DEFAULT_REAL.is_dir() and LABELS.exists()),
