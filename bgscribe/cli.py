@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     add_train_arguments(p)
     p.set_defaults(func=cmd_train)
 
-    from vision.cli import add_eval_arguments, add_observe_arguments, add_read_arguments
+    from vision.cli import add_adapt_arguments, add_eval_arguments, add_observe_arguments, add_read_arguments
 
     p = sub.add_parser("observe", help="read a board video into per-frame observations (JSON Lines)",
                        description="Find the board, tell quiet frames from moving ones, and read checkers per "
@@ -102,6 +102,13 @@ def main(argv: list[str] | None = None) -> int:
                                    "two light ones. Exit status: 0 read, 1 no board found, 2 unusable input.")
     add_read_arguments(p)
     p.set_defaults(func=lambda a: _run("vision.cli", "run_read", a))
+    p = sub.add_parser("adapt", help="teach the camera stage one board from a picture whose checkers are known",
+                       description="Refit the points reader's last layer on one picture of a board whose checkers "
+                                   "are known (the opening position every game starts from, or rows given), and "
+                                   "keep it in the board's state, where `observe --board-state` and `read --board` "
+                                   "take it: seconds on one core. Exit status: 0 adapted, 2 unusable input.")
+    add_adapt_arguments(p)
+    p.set_defaults(func=lambda a: _run("vision.cli", "run_adapt", a))
     p = sub.add_parser("transcribe", help="footage or observations in, a checked .mat and a flag report out",
                        description="Decode a board video (or its observations, .jsonl) into the legal plays and "
                                    "cube actions that best explain it, validate the match, write the .mat (only if "

@@ -62,14 +62,14 @@ def run_read(args) -> int:
     try:
         img = load_picture(args.image)
         field = parse_field(args.field) if args.field else None
-        profile = None
+        profile = adapter = None
         if args.board:
-            field_known, profile = board_of_state(args.board)
+            field_known, profile, adapter = board_of_state(args.board)
             field = field if field is not None else field_known
     except (PictureError, ValueError, OSError) as e:
         print(f"bgscribe read: {e}", file=sys.stderr)
         return 2
-    out = to_json(read_picture(img, field, profile=profile))
+    out = to_json(read_picture(img, field, profile=profile, adapter=adapter))
     if args.json:
         print(json.dumps(out))
     elif not out["board_found"]:
@@ -84,10 +84,59 @@ def run_read(args) -> int:
     return 0 if out["board_found"] else 1
 
 
+def add_adapt_arguments(p) -> None:
+    p.add_argument("image", metavar="IMAGE", help="a picture of the board (JPEG, PNG, ...), or a video's frame")
+    p.add_argument("--board-state", required=True, metavar="STATE.json",
+                   help="the board's state (as `observe --board-state` keeps it; made if missing): the adapted "
+                        "reader goes into it, and its field is used where --field is not given")
+    p.add_argument("--field", metavar='"x,y x,y x,y x,y"', help="the playing field's corners in the picture")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--opening", action="store_true",
+                      help="the picture shows the opening position (which way round is judged from the picture)")
+    what.add_argument("--rows", nargs=2, metavar=("TOP", "BOTTOM"),
+                      help="the points as `bgscribe read` prints them, each row left to right, comma-separated, "
+                           "e.g. 'L2,,,,,D5,,D3,,,,L5'")
+
+
+def run_adapt(args) -> int:
+    """Exit status: 0 adapted, 2 the picture, field, rows or state are unusable."""
+    from transcriber.fileio import write_text_atomic
+
+    from .adapt import adapt_to_picture, opening_rows
+    from .still import PictureError, load_picture, parse_field, read_picture, to_json
+
+    state_path = Path(args.board_state)
+    try:
+        img = load_picture(args.image)
+        state = json.loads(state_path.read_text(encoding="utf-8")) if state_path.exists() else {}
+        field, profile, _ = board_of_state(args.board_state) if state else (None, None, None)
+        if args.field:
+            field = parse_field(args.field)
+        if field is None:
+            raise ValueError("no field: give --field, or a board state that holds the board's corners")
+        reading = read_picture(img, field, profile=profile)  # as the shipped reader sees it
+        before = to_json(reading)
+        rows = opening_rows(before["top"], before["bottom"]) if args.opening else \
+            [[p.strip() for p in r.split(",")] for r in args.rows]
+        adapter = adapt_to_picture(img, reading.corners, reading.fit.geometry(), rows[0], rows[1])
+    except (PictureError, ValueError, OSError) as e:
+        print(f"bgscribe adapt: {e}", file=sys.stderr)
+        return 2
+    right = sum(a == b for a, b in zip(before["top"] + before["bottom"], rows[0] + rows[1]))
+    state["adapter"] = adapter.to_json()
+    state.setdefault("field", [[round(float(x), 2), round(float(y), 2)] for x, y in reading.corners])
+    write_text_atomic(state_path, json.dumps(state))
+    print(f"board adapted on {args.image}: the shipped reader had {right} of 24 points right on it; "
+          f"kept in {state_path} (observe --board-state and read --board use it)")
+    return 0
+
+
 def board_of_state(path: str) -> tuple:
-    """A board state file (`observe --board-state`) -> (its field's corners as now, or None; its profile, or
-    None). ValueError with what is wrong."""
+    """A board state file (`observe --board-state`) -> (its field's corners as now, its profile, its adapted
+    points reader; each None where it holds none). ValueError with what is wrong."""
     import numpy as np
+
+    from .adapt import PointAdapter
 
     try:
         state = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -102,7 +151,11 @@ def board_of_state(path: str) -> tuple:
     profile = state.get("profile")
     if profile is not None and (len(profile) != 2 or not all(isinstance(v, (int, float)) for v in profile)):
         raise ValueError(f"{path}: the board's profile must be [bar share, point share]")
-    return field, (tuple(profile) if profile is not None else None)
+    try:
+        adapter = PointAdapter.from_json(state["adapter"]) if state.get("adapter") else None
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: the board's adapted reader is unusable ({e})") from None
+    return field, (tuple(profile) if profile is not None else None), adapter
 
 
 def _field_of_video(video: str, text: str) -> tuple[tuple, tuple]:

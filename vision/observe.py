@@ -21,6 +21,7 @@ import numpy as np
 from transcriber.fileio import write_text_atomic
 from transcriber.position import CHECKERS
 
+from .adapt import PointAdapter
 from .calibrate import BoardLocator, Calibration, Tracker
 from .decoding import decoded_ahead, frame_count, video_fps, video_frames
 from .follow import Anchor, same_corners
@@ -115,6 +116,7 @@ class Observer:
         self.reader = reader
         self.slot_reader = slot_reader
         self.colours = BoardColours()  # this board's checker colours, learnt at each opening position
+        self.adapter = None  # this board's own points head (vision.adapt, `bgscribe adapt`), from its state
         self.geom: BoardGeometry | None = None
         self._tray_vote = 0.0  # the picture's evidence for trays on the right, over the reads so far (decaying)
         self._tray_counts = 0.0  # the checkers' evidence for it (decaying)
@@ -129,6 +131,8 @@ class Observer:
         so a 60 s segment that never shows an opening position still knows the colours."""
         state = {"colours": self.colours.to_json(), "tray_vote": round(self._tray_vote, 4),
                  "tray_counts": round(self._tray_counts, 4)}
+        if self.adapter is not None:
+            state["adapter"] = self.adapter.to_json()
         cal, anchor = self.tracker.current, self.tracker.anchor
         if cal is not None and cal.confirmed and cal.field is not None:  # corners a person gave: kept per board
             # as given, with the picture they were given on (bumps since are followed from it), and as now
@@ -146,6 +150,7 @@ class Observer:
         self.colours = BoardColours.from_json(state.get("colours") or {})
         self._tray_vote = float(state.get("tray_vote", 0.0))
         self._tray_counts = float(state.get("tray_counts", 0.0))
+        self.adapter = PointAdapter.from_json(state["adapter"]) if state.get("adapter") else None
         field = state.get("field")
         if field is None:
             return
@@ -244,7 +249,8 @@ class Observer:
             return obs
         self.motion.mark_quiet()
         rect, geom = self._rectify(frame.bgr, cal)
-        obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours)
+        mine = {"adapter": self.adapter} if self.adapter is not None else {}  # the board's own points head
+        obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours, **mine)
         x0, _, x1, _ = geom.bar_rect()
         obs.bar_x = (x0 + x1) / 2
         for d in obs.dice:

@@ -376,12 +376,19 @@ class Readers:
 
     # ---- parts (also used by the benchmark and the tests)
 
+    def point_outputs(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Point crops -> the classifier's (N, 31) logits and its (N, 128) last hidden layer (vision.adapt)."""
+        logits, features = self._m["points"].run(nchw(crops))
+        return logits, features
+
     def read_slots(self, rect: np.ndarray, geom: BoardGeometry,
-                   colours: BoardColours | None = None) -> list[SlotReading]:
-        """``colours``: this board's colours so far; learns from the read when it shows the opening."""
+                   colours: BoardColours | None = None, adapter=None) -> list[SlotReading]:
+        """``colours``: this board's colours so far; learns from the read when it shows the opening.
+        ``adapter``: this board's own head for the points (vision.adapt.PointAdapter)."""
         points, bar, trays = slot_crops(rect, geom)
         m = self._m["points"]
-        p = _softmax(m.run(nchw(points))[0], m.temperature[0])
+        logits, features = self.point_outputs(points)
+        p = _softmax(logits if adapter is None else adapter.logits(features), m.temperature[0])
         if colours is not None:
             colours.learn(points, p)
         light_p, thr = point_colours(points, p, colours)
@@ -445,9 +452,10 @@ class Readers:
         values = values / values.sum() if values.sum() > 0 else np.full(len(CUBE_VALUES), 1 / len(CUBE_VALUES))
         return CubeReading(values, {place: float(w[i]) for i, place in enumerate(CUBE_PLACES)})
 
-    def read_board(self, rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None):
+    def read_board(self, rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None):
         rect = _as_bgr(rect)
-        return self.read_slots(rect, geom, colours), self.read_dice(rect, geom), self.read_cube(rect, geom)
+        return (self.read_slots(rect, geom, colours, adapter), self.read_dice(rect, geom),
+                self.read_cube(rect, geom))
 
 
 def _as_bgr(rect: np.ndarray) -> np.ndarray:
@@ -485,8 +493,8 @@ def read_slots(rect: np.ndarray, geom: BoardGeometry) -> list[SlotReading]:
     return default_readers().read_slots(_as_bgr(rect), geom)
 
 
-def read_board(rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None) \
+def read_board(rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None) \
         -> tuple[list[SlotReading], list[DieReading], CubeReading | None]:
     """Everything on a rectified board: 27 slot readings, the dice found, and the cube (``colours``: see
-    `BoardColours`)."""
-    return default_readers().read_board(rect, geom, colours)
+    `BoardColours`; ``adapter``: the board's own points head, `vision.adapt`)."""
+    return default_readers().read_board(rect, geom, colours, adapter)

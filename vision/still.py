@@ -65,8 +65,9 @@ class PictureReading:
 
 
 def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
-                 readers: Readers | None = None, profile: tuple | None = None) -> PictureReading:
-    """``profile``: the board's (bar share, point share) as known already (its board state); else measured."""
+                 readers: Readers | None = None, profile: tuple | None = None, adapter=None) -> PictureReading:
+    """``profile``: the board's (bar share, point share) as known already (its board state); else measured.
+    ``adapter``: the board's own points head (vision.adapt)."""
     fit = given_field(picture, field) if field is not None else find_field(picture)
     if profile is not None:
         fit = replace(fit, bar_frac=float(profile[0]), point_len=float(profile[1]))
@@ -75,7 +76,7 @@ def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
         return PictureReading(fit, corners, [], [], None)
     geom = fit.geometry()  # the board's own bar and points, as the observer takes them
     rect = rectify(picture, homography(Calibration.from_field(corners, fit.quality, geom).corners, geom), geom)
-    slots, dice, cube = (readers or default_readers()).read_board(rect, geom)
+    slots, dice, cube = (readers or default_readers()).read_board(rect, geom, adapter=adapter)
     return PictureReading(fit, corners, slots, dice, cube)
 
 

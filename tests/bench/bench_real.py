@@ -12,6 +12,7 @@ made by eye, twice (tests/data/real_labels.json). Per folder:
   as a board.
 * checkers: given the labelled corners, points with the right count (and colour, where labelled), whole
   boards exactly right; and the same end to end, from the corners the program found.
+* adapt: a board learnt from one labelled picture of it (`bgscribe adapt`), read on its other pictures.
 * follow: a confirmed field followed through a known bump of the camera (real frames of real play, the
   checkers moved between the two), and never moved where the camera stayed put.
 * dice: the dice classifier on the CC BY 4.0 Rune55 test split (each die cut out and scaled to the size a
@@ -220,6 +221,40 @@ def bench_follow(real: Path, labels: dict, pairs: int = 40, seed: int = 0) -> di
             "ms_per_check": round(float(np.median(ms)), 1) if ms else None}
 
 
+# pictures of one board each (the same board, other frames or another camera), for learning a board
+SAME_BOARD = {"pine (two cameras)": ["sequences-wood-board/seq_F_1280x720/frame_18_1.58.jpg",
+                                     "sequences-wood-board/seq_G_1064x600/frame_7_1.50.jpg"],
+              "fmgammon stream": ["streams/test10.jpg", "streams/test11.jpg", "streams/test12.jpg"]}
+
+
+def bench_adapt(real: Path, labels: dict) -> dict:
+    """A board learnt from one labelled picture of it (vision.adapt), read on its other pictures: points right
+    (count and colour; count alone) before and after, every picture in turn the one learnt from."""
+    from vision.adapt import adapt_to_picture
+
+    out = {}
+    for board, pics in SAME_BOARD.items():
+        pics = [p for p in pics if (real / p).exists() and "top" in labels.get(p, {})]
+        f = np.zeros(5, int)  # before, after, before (counts), after (counts), points
+        for src in pics:
+            img, lab = cv2.imread(str(real / src)), labels[src]
+            r = read_picture(img, np.array(lab["field"], np.float64))
+            adapter = adapt_to_picture(img, r.corners, r.fit.geometry(), lab["top"], lab["bottom"])
+            for dst in pics:
+                if dst == src:
+                    continue
+                o, olab = cv2.imread(str(real / dst)), labels[dst]
+                field = np.array(olab["field"], np.float64)
+                before, after = to_json(read_picture(o, field)), to_json(read_picture(o, field, adapter=adapter))
+                f += [point_figures(before, olab)[0], point_figures(after, olab)[0],
+                      point_figures(before, olab, colour=False)[0], point_figures(after, olab, colour=False)[0], 24]
+        if f[4]:
+            out[board] = {"pictures": len(pics), "points": int(f[4]), "right_before": round(f[0] / f[4], 3),
+                          "right_after": round(f[1] / f[4], 3), "counts_right_before": round(f[2] / f[4], 3),
+                          "counts_right_after": round(f[3] / f[4], 3)}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--real", type=Path, default=DEFAULT_REAL, help="the real pictures (default: %(default)s)")
@@ -261,6 +296,8 @@ def main() -> None:
         out["dice_rune55_test"] = bench_dice(args.real, args.dice)
     if args.follow and not args.only:
         out["follow"] = bench_follow(args.real, labels, args.follow)
+    if not args.only:
+        out["adapt"] = bench_adapt(args.real, labels)
     print(json.dumps(out, indent=1))
 
 

@@ -360,7 +360,21 @@ def export(name: str, model, path: Path, temps: list[float], card: dict) -> None
                  "data": json.dumps(card["data"])}.items():
         e = m.metadata_props.add()
         e.key, e.value = k, v
+    if name == "points":
+        add_features_output(m)
     onnx.save(m, str(path))
+
+
+def add_features_output(m) -> None:
+    """Expose the points classifier's last hidden layer as a second output, ``features`` (N, 128): the head
+    a board is adapted with (vision/adapt.py) is fitted on it, at run time, without torch."""
+    import onnx
+
+    if any(o.name == "features" for o in m.graph.output):
+        return
+    last = next(n for n in reversed(m.graph.node) if "logits" in n.output)
+    m.graph.node.append(onnx.helper.make_node("Identity", [last.input[0]], ["features"]))
+    m.graph.output.append(onnx.helper.make_tensor_value_info("features", onnx.TensorProto.FLOAT, ["n", None]))
 
 
 # ---------------------------------------------------------------------- the recipe

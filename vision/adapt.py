@@ -1,0 +1,136 @@
+"""Learning one board: the points classifier's last layer refitted on labelled pictures of that very board.
+
+Every game starts from a known position and every approved transcript labels the frames of its board: the
+readers need not know every board in the world, only this one under this light. The shipped classifier's
+last hidden layer (``features``, 128 per point crop: `models/points.onnx`'s second output) already separates
+most of what a new board shows; a new head on it, fitted to one labelled picture (its points, each crop
+jittered by a pixel or two of calibration and a little light), learns what this board's points look like
+empty and what its checkers look like. The head starts from the shipped one (recovered exactly from the
+model's own outputs: logits are linear in the features) and is pulled back to it, so counts the picture
+never showed (a point of 9) keep what the shipped head knows. NumPy only: seconds on one core, no torch.
+Kept per board (its board state), never shipped.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import numpy as np
+
+from .geometry import BoardGeometry
+from .readers import MAX_COUNT, Readers, default_readers, slot_crops
+
+JITTER_PX = 2.0  # calibration noise of the training copies (picture pixels)
+COPIES = 30  # jittered copies of the labelled picture
+PULL = 1e-3  # how strongly the head is pulled back to the shipped one
+STEPS, RATE = 400, 0.05  # gradient descent with momentum
+
+
+@dataclass
+class PointAdapter:
+    """A board's own head for the points classifier: logits = [features, 1] @ weights."""
+
+    weights: np.ndarray  # (129, 31)
+    pictures: int = 1  # labelled pictures it was fitted on
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        return np.hstack([features, np.ones((len(features), 1), features.dtype)]) @ self.weights
+
+    def to_json(self) -> dict:
+        return {"weights": base64.b64encode(self.weights.astype(np.float32).tobytes()).decode(),
+                "shape": list(self.weights.shape), "pictures": self.pictures}
+
+    @classmethod
+    def from_json(cls, d: dict) -> PointAdapter:
+        w = np.frombuffer(base64.b64decode(d["weights"]), np.float32)
+        shape = tuple(int(v) for v in d.get("shape", (129, 1 + 2 * MAX_COUNT)))
+        if w.size != shape[0] * shape[1]:
+            raise ValueError("the board's adapted reader is damaged (its weights do not fill their shape)")
+        return cls(w.reshape(shape).astype(np.float64), int(d.get("pictures", 1)))
+
+
+def point_classes(top: list[str], bottom: list[str]) -> np.ndarray:
+    """`bgscribe read`'s rows (top and bottom, each left to right, "" / "L3" / "D2") -> the points
+    classifier's class of each slot 0..23 (0 empty, 1..15 light, 16..30 dark)."""
+    if len(top) != 12 or len(bottom) != 12:
+        raise ValueError("each row has 12 points")
+    out = np.zeros(24, int)
+    for slots, row in ((range(12, 24), top), (range(11, -1, -1), bottom)):
+        for slot, text in zip(slots, row):
+            text = (text or "").strip().upper()
+            if not text:
+                continue
+            if text[0] not in "LD" or not text[1:].isdigit() or not 1 <= int(text[1:]) <= MAX_COUNT:
+                raise ValueError(f"a point is '', 'L<n>' or 'D<n>' (n 1-{MAX_COUNT}), not {text!r}")
+            out[slot] = int(text[1:]) + (MAX_COUNT if text[0] == "D" else 0)
+    return out
+
+
+OPENING_TOP = ["L2", "", "", "", "", "D5", "", "D3", "", "", "", "L5"]  # as the picture shows it, one way round
+OPENING_BOTTOM = ["D2", "", "", "", "", "L5", "", "L3", "", "", "", "D5"]
+
+
+def opening_rows(top: list[str], bottom: list[str]) -> tuple[list[str], list[str]]:
+    """The opening position as a picture of it shows it: of the eight ways it can lie (mirrored, turned,
+    colours either way), the one agreeing with a reading of it (``top``, ``bottom``) on most points' counts,
+    then on their colours."""
+    def agree(a: list[str], b: list[str]) -> tuple[int, int]:
+        return sum(x[1:] == y[1:] for x, y in zip(a, b)), sum(x == y for x, y in zip(a, b))
+
+    swap = str.maketrans("LD", "DL")
+    best, got = None, top + bottom
+    for t, b in ((OPENING_TOP, OPENING_BOTTOM), (OPENING_BOTTOM, OPENING_TOP)):
+        for mirror in (False, True):
+            for swapped in (False, True):
+                rt, rb = (t[::-1], b[::-1]) if mirror else (t, b)
+                if swapped:
+                    rt, rb = [p.translate(swap) for p in rt], [p.translate(swap) for p in rb]
+                score = agree(rt + rb, got)
+                if best is None or score > best[0]:
+                    best = (score, (list(rt), list(rb)))
+    return best[1]
+
+
+def training_crops(picture: np.ndarray, field: np.ndarray, geom: BoardGeometry, rng: np.random.Generator,
+                   copies: int = COPIES) -> np.ndarray:
+    """The 24 point crops of a picture through its field, and jittered copies: (copies * 24, 192, 48, 3)."""
+    import cv2
+
+    from .calibrate import Calibration
+    from .rectify import homography, rectify
+
+    out = []
+    for k in range(copies):
+        corners = field if k == 0 else field + rng.normal(0, JITTER_PX, field.shape)
+        rect = rectify(picture, homography(Calibration.from_field(corners, 1.0, geom).corners, geom), geom)
+        if k:
+            rect = cv2.convertScaleAbs(rect, alpha=float(rng.uniform(0.8, 1.2)), beta=float(rng.uniform(-15, 15)))
+        out.append(slot_crops(rect, geom)[0])
+    return np.concatenate(out)
+
+
+def fit(features: np.ndarray, logits: np.ndarray, labels: np.ndarray, pictures: int = 1) -> PointAdapter:
+    """A head on ``features`` for ``labels``, starting from (and pulled back to) the one giving ``logits``."""
+    x = np.hstack([features, np.ones((len(features), 1))]).astype(np.float64)
+    w0 = np.linalg.lstsq(x, logits.astype(np.float64), rcond=None)[0]  # the shipped head, from its outputs
+    w, v = w0.copy(), np.zeros_like(w0)
+    rows = np.arange(len(labels))
+    for _ in range(STEPS):
+        z = x @ w
+        z -= z.max(1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(1, keepdims=True)
+        p[rows, labels] -= 1.0
+        v = 0.9 * v + x.T @ p / len(labels) + PULL * (w - w0)
+        w -= RATE * v
+    return PointAdapter(w, pictures)
+
+
+def adapt_to_picture(picture: np.ndarray, field: np.ndarray, geom: BoardGeometry, top: list[str],
+                     bottom: list[str], readers: Readers | None = None, seed: int = 0) -> PointAdapter:
+    """A board's adapter from one picture of it whose points are known (`point_classes`' rows)."""
+    labels = point_classes(top, bottom)
+    crops = training_crops(picture, np.asarray(field, np.float64), geom, np.random.default_rng(seed))
+    logits, features = (readers or default_readers()).point_outputs(crops)
+    return fit(features, logits, np.tile(labels, len(crops) // 24))
