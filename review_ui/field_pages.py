@@ -10,14 +10,16 @@ from fastapi import APIRouter, Form, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
 
+from transcriber.fileio import write_text_atomic
+
 from .api.deps import SessionDep
 from .auth import PageLoginDep
 from .board_field import FieldError, board_field, clear_field, latest_segment, set_field, suggest
 from .footage_frames import FootageMissing, cache_dir, frame_jpeg
 from .models import Board
 from .pages import templates
-from .pipeline import forget_board_field
-from .services import board_by_number
+from .pipeline import adapter_path, forget_board_field
+from .services import audit_log, board_by_number
 
 router = APIRouter(include_in_schema=False)
 
@@ -56,9 +58,12 @@ def _page(request: Request, login, s: Session, b: Board, error: str = "", notice
 
 
 @router.get("/boards/{number}/field", response_class=HTMLResponse)
-def field_page(request: Request, number: int, login: PageLoginDep, session: SessionDep, saved: str = ""):
+def field_page(request: Request, number: int, login: PageLoginDep, session: SessionDep, saved: str = "",
+               right: int = 0):
     notice = {"set": "Corners saved: the board's next footage is read through them.",
-              "cleared": "Corners cleared: the camera stage finds the field itself again."}.get(saved, "")
+              "cleared": "Corners cleared: the camera stage finds the field itself again.",
+              "learnt": f"Board learnt from this picture of the opening (the shipped reader had {right} of 24 points "
+                        "right): its next footage is read with what it learnt."}.get(saved, "")
     return _page(request, login, session, _board(session, number), notice=notice)
 
 
@@ -70,10 +75,49 @@ def field_picture(request: Request, number: int, login: PageLoginDep, session: S
     return Response(pic[0], media_type="image/jpeg", headers={"Cache-Control": "private, no-store"})
 
 
+MIN_OPENING = 12  # points the shipped reader must already see as the opening shows them: else it is not one
+
+
+def learn_board(request: Request, s: Session, b: Board, by: str) -> int:
+    """Teach the camera stage this board from its newest picture, which shows the opening position (the morning
+    set-up): `bgscribe adapt --opening` through the confirmed corners, kept where the pipeline gives it to
+    `observe --adapter`. Returns how many points the shipped reader had right."""
+    import cv2
+    import numpy as np
+
+    from vision.adapt import adapt_to_picture, opening_rows
+    from vision.still import read_picture, to_json
+
+    f = board_field(b)
+    pic = board_picture(request, s, b)
+    if f is None or pic is None:
+        raise FieldError("confirm the field's corners on a picture of the board first")
+    img = cv2.imdecode(np.frombuffer(pic[0], np.uint8), cv2.IMREAD_COLOR)
+    h, w = img.shape[:2]
+    reading = read_picture(img, np.asarray(f.corners) * [w, h])
+    seen = to_json(reading)
+    top, bottom = opening_rows(seen["top"], seen["bottom"])
+    right = sum(a == c for a, c in zip(seen["top"] + seen["bottom"], top + bottom))
+    if right < MIN_OPENING:
+        raise FieldError(f"this picture does not look like the opening position ({right} of 24 points as the "
+                         "opening has them): set the checkers up for play, wait for the next picture, try again")
+    adapter = adapt_to_picture(img, reading.corners, reading.fit.geometry(), top, bottom)
+    write_text_atomic(adapter_path(request.app.state.settings.data_dir, b.number), json.dumps(adapter.to_json()))
+    audit_log(s, by, "learn_board", f"board {b.number}", "", f"adapted on {pic[1]}; {right} of 24 points before")
+    return right
+
+
 @router.post("/boards/{number}/field")
 def field_post(request: Request, number: int, login: PageLoginDep, session: SessionDep,
                corners: Annotated[str, Form()] = "", action: Annotated[str, Form()] = "set"):
     b = _board(session, number)
+    if action == "learn":
+        try:
+            right = learn_board(request, session, b, login.user.username)
+        except FieldError as e:
+            return _page(request, login, session, b, error=str(e), status=422)
+        session.commit()
+        return RedirectResponse(f"/boards/{number}/field?saved=learnt&right={right}", status_code=303)
     if action == "clear":
         clear_field(session, b, login.user.username)
         session.commit()

@@ -54,6 +54,11 @@ def board_state_path(data_dir: Path, board_number: int) -> Path:
     return data_dir / "observations" / f"board{board_number:02d}" / "board_state.json"
 
 
+def adapter_path(data_dir: Path, board_number: int) -> Path:
+    """What `bgscribe adapt` learnt of a board (the staff's "Learn this board"), given to `observe --adapter`."""
+    return data_dir / "observations" / f"board{board_number:02d}" / "adapter.json"
+
+
 def forget_board_field(data_dir: Path, board_number: int) -> None:
     """Drop the field kept in a board's state, so that the camera stage finds it again (the staff cleared it)."""
     path = board_state_path(data_dir, board_number)
@@ -217,6 +222,9 @@ class Pipeline:
         state = board_state_path(self.data_dir, seg.board.number)
         cmd = [sys.executable, "-m", "bgscribe", "observe", str(video), "--out", str(tmp), "--quiet",
                "--board-state", str(state)]
+        adapter = adapter_path(self.data_dir, seg.board.number)
+        if adapter.is_file():  # what the camera stage learnt of this board
+            cmd += ["--adapter", str(adapter)]
         field = board_field(seg.board)
         if field is not None:  # the corners the staff confirmed, in this segment's pixels
             size = video_size(video)

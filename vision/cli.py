@@ -21,6 +21,8 @@ def add_observe_arguments(p) -> None:
                    help="the playing field's corners in the picture, any order round the field (as 'bgscribe "
                         "read' prints them): a calibration confirmed by a person, kept for the whole video, "
                         "instead of finding the board")
+    p.add_argument("--adapter", metavar="ADAPTER.json",
+                   help="what `bgscribe adapt` learnt of this board: its points read with its own head")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -33,7 +35,9 @@ def run_observe(args) -> int:
         field = profile = None
         if args.field:
             field, profile = _field_of_video(args.video, args.field)
-        opts = ObserveOptions(read_every_s=args.read_every, every=args.every, field=field, profile=profile)
+        adapter = load_adapter(args.adapter) if args.adapter else None
+        opts = ObserveOptions(read_every_s=args.read_every, every=args.every, field=field, profile=profile,
+                              adapter=adapter)
         stats = observe_video(args.video, args.out, opts,
                               progress=not args.quiet, board_state=args.board_state)
     except (ValueError, FileNotFoundError) as e:
@@ -52,6 +56,7 @@ def add_read_arguments(p) -> None:
     p.add_argument("--board", metavar="STATE.json",
                    help="what is known of this board: the state `bgscribe observe --board-state` keeps (its "
                         "field as confirmed and followed, and its profile: the bar's and points' shares)")
+    p.add_argument("--adapter", metavar="ADAPTER.json", help="what `bgscribe adapt` learnt of this board")
     p.add_argument("--json", action="store_true", help="print the reading as JSON (the default prints a summary)")
 
 
@@ -62,10 +67,11 @@ def run_read(args) -> int:
     try:
         img = load_picture(args.image)
         field = parse_field(args.field) if args.field else None
-        profile = adapter = None
+        profile = None
         if args.board:
-            field_known, profile, adapter = board_of_state(args.board)
+            field_known, profile = board_of_state(args.board)
             field = field if field is not None else field_known
+        adapter = load_adapter(args.adapter) if args.adapter else None
     except (PictureError, ValueError, OSError) as e:
         print(f"bgscribe read: {e}", file=sys.stderr)
         return 2
@@ -86,10 +92,12 @@ def run_read(args) -> int:
 
 def add_adapt_arguments(p) -> None:
     p.add_argument("image", metavar="IMAGE", help="a picture of the board (JPEG, PNG, ...), or a video's frame")
-    p.add_argument("--board-state", required=True, metavar="STATE.json",
-                   help="the board's state (as `observe --board-state` keeps it; made if missing): the adapted "
-                        "reader goes into it, and its field is used where --field is not given")
+    p.add_argument("--out", required=True, metavar="ADAPTER.json",
+                   help="where to write what was learnt (give it to `observe --adapter` and `read --adapter`)")
     p.add_argument("--field", metavar='"x,y x,y x,y x,y"', help="the playing field's corners in the picture")
+    p.add_argument("--board", metavar="STATE.json",
+                   help="the board's state (`observe --board-state`): its field and profile, where --field is "
+                        "not given")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--opening", action="store_true",
                       help="the picture shows the opening position (which way round is judged from the picture)")
@@ -105,15 +113,13 @@ def run_adapt(args) -> int:
     from .adapt import adapt_to_picture, opening_rows
     from .still import PictureError, load_picture, parse_field, read_picture, to_json
 
-    state_path = Path(args.board_state)
     try:
         img = load_picture(args.image)
-        state = json.loads(state_path.read_text(encoding="utf-8")) if state_path.exists() else {}
-        field, profile, _ = board_of_state(args.board_state) if state else (None, None, None)
+        field, profile = board_of_state(args.board) if args.board else (None, None)
         if args.field:
             field = parse_field(args.field)
         if field is None:
-            raise ValueError("no field: give --field, or a board state that holds the board's corners")
+            raise ValueError("no field: give --field, or --board with a board state that holds its corners")
         reading = read_picture(img, field, profile=profile)  # as the shipped reader sees it
         before = to_json(reading)
         rows = opening_rows(before["top"], before["bottom"]) if args.opening else \
@@ -123,20 +129,28 @@ def run_adapt(args) -> int:
         print(f"bgscribe adapt: {e}", file=sys.stderr)
         return 2
     right = sum(a == b for a, b in zip(before["top"] + before["bottom"], rows[0] + rows[1]))
-    state["adapter"] = adapter.to_json()
-    state.setdefault("field", [[round(float(x), 2), round(float(y), 2)] for x, y in reading.corners])
-    write_text_atomic(state_path, json.dumps(state))
-    print(f"board adapted on {args.image}: the shipped reader had {right} of 24 points right on it; "
-          f"kept in {state_path} (observe --board-state and read --board use it)")
+    write_text_atomic(args.out, json.dumps(adapter.to_json()))
+    print(f"board learnt from {args.image}: the shipped reader had {right} of 24 points right on it; "
+          f"wrote {args.out} (give it to observe --adapter and read --adapter)")
     return 0
 
 
-def board_of_state(path: str) -> tuple:
-    """A board state file (`observe --board-state`) -> (its field's corners as now, its profile, its adapted
-    points reader; each None where it holds none). ValueError with what is wrong."""
-    import numpy as np
-
+def load_adapter(path: str):
+    """`bgscribe adapt`'s file -> the board's PointAdapter; ValueError with what is wrong."""
     from .adapt import PointAdapter
+
+    try:
+        return PointAdapter.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: not what bgscribe adapt writes ({e})") from None
+
+
+def board_of_state(path: str) -> tuple:
+    """A board state file (`observe --board-state`) -> (its field's corners as now, its profile; each None where
+    it holds none). ValueError with what is wrong."""
+    import numpy as np
 
     try:
         state = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -151,11 +165,7 @@ def board_of_state(path: str) -> tuple:
     profile = state.get("profile")
     if profile is not None and (len(profile) != 2 or not all(isinstance(v, (int, float)) for v in profile)):
         raise ValueError(f"{path}: the board's profile must be [bar share, point share]")
-    try:
-        adapter = PointAdapter.from_json(state["adapter"]) if state.get("adapter") else None
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{path}: the board's adapted reader is unusable ({e})") from None
-    return field, (tuple(profile) if profile is not None else None), adapter
+    return field, (tuple(profile) if profile is not None else None)
 
 
 def _field_of_video(video: str, text: str) -> tuple[tuple, tuple]:

@@ -21,7 +21,6 @@ import numpy as np
 from transcriber.fileio import write_text_atomic
 from transcriber.position import CHECKERS
 
-from .adapt import PointAdapter
 from .calibrate import BoardLocator, Calibration, Tracker
 from .decoding import decoded_ahead, frame_count, video_fps, video_frames
 from .follow import Anchor, same_corners
@@ -47,6 +46,7 @@ class ObserveOptions:
     skip_still: bool = True  # leave still stretches between identical keyframes undecoded (vision/decoding.py)
     field: tuple | None = None  # the playing field's corners given by hand (TL, TR, BR, BL, bar up and down)
     profile: tuple | None = None  # that field's shape: (the bar's share of its width, a point's of its height)
+    adapter: object = None  # the board's own points head (vision.adapt.PointAdapter: `bgscribe adapt`)
 
 
 def _profile_geometry(profile) -> BoardGeometry | None:
@@ -116,7 +116,7 @@ class Observer:
         self.reader = reader
         self.slot_reader = slot_reader
         self.colours = BoardColours()  # this board's checker colours, learnt at each opening position
-        self.adapter = None  # this board's own points head (vision.adapt, `bgscribe adapt`), from its state
+        self.adapter = self.opts.adapter  # this board's own points head (vision.adapt, `bgscribe adapt`)
         self.geom: BoardGeometry | None = None
         self._tray_vote = 0.0  # the picture's evidence for trays on the right, over the reads so far (decaying)
         self._tray_counts = 0.0  # the checkers' evidence for it (decaying)
@@ -131,8 +131,6 @@ class Observer:
         so a 60 s segment that never shows an opening position still knows the colours."""
         state = {"colours": self.colours.to_json(), "tray_vote": round(self._tray_vote, 4),
                  "tray_counts": round(self._tray_counts, 4)}
-        if self.adapter is not None:
-            state["adapter"] = self.adapter.to_json()
         cal, anchor = self.tracker.current, self.tracker.anchor
         if cal is not None and cal.confirmed and cal.field is not None:  # corners a person gave: kept per board
             # as given, with the picture they were given on (bumps since are followed from it), and as now
@@ -150,7 +148,6 @@ class Observer:
         self.colours = BoardColours.from_json(state.get("colours") or {})
         self._tray_vote = float(state.get("tray_vote", 0.0))
         self._tray_counts = float(state.get("tray_counts", 0.0))
-        self.adapter = PointAdapter.from_json(state["adapter"]) if state.get("adapter") else None
         field = state.get("field")
         if field is None:
             return

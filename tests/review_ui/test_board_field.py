@@ -129,3 +129,62 @@ def test_pipeline_observes_the_board_through_the_confirmed_corners(client, board
     assert obs and all(o.calibrated for o in obs)
     assert client.delete(FIELD, headers=STAFF).status_code == 200
     assert "field" not in json.loads(state_file.read_text())
+
+
+def test_learn_this_board_from_its_opening_and_the_pipeline_reads_with_it(client, tmp_path):
+    """The field page's "Learn this board": on the board's picture of the set-up opening (a rendered board in
+    held-out looks), the camera stage learns the board and the pipeline observes its footage with what it
+    learnt (`observe --adapter`); a picture that is no opening is refused with why, nothing learnt."""
+    from review_ui.pipeline import adapter_path
+    from tests.vision.test_fieldfind import EVAL_SEED0, HELD_OUT_SCHEMES
+    from transcriber.position import Position
+    from vision.synth.rig import Rig
+    from vision.synth.stills import random_positions, random_scene
+
+    rig = Rig.build("standard", EVAL_SEED0 + 931, (1280, 720), schemes=HELD_OUT_SCHEMES)
+    x0, y0, x1, y1 = rig.geom.field()
+    rng = np.random.default_rng(1)
+
+    def picture(position):
+        scene = random_scene(rng, rig, position).with_(hands=(), dice=(), shift=(0.0, 0.0, 0.0))  # camera put
+        frame = rig.sensor.expose(rig.camera_image(scene)[0], 1.0, 0)
+        return frame, rig.to_image([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], scene.shift) / [1280, 720]
+
+    add_users(client.app_state)
+    login(client, "ann")
+    midgame, field = picture(random_positions(rng, 8)[7])
+    opening, _ = picture(Position.opening())
+
+    def show(frame):
+        jpeg = base64.b64encode(cv2.imencode(".jpg", cv2.resize(frame, (640, 360)))[1].tobytes()).decode()
+        r = client.post("/api/v1/ingest/boards/7/heartbeat", json={"state": "recording", "preview_jpeg": jpeg},
+                        headers=auth())
+        assert r.status_code == 200, r.text
+
+    show(midgame)
+    assert client.put(FIELD, json={"corners": field.tolist()}, headers=STAFF).status_code == 200
+    page = client.get("/boards/7/field")
+    assert "Learn this board" in page.text
+    r = client.post("/boards/7/field", data={"csrf_token": _csrf(page.text), "action": "learn"})
+    assert r.status_code == 422 and "does not look like the opening position" in r.text
+    learnt = adapter_path(client.app_state.settings.data_dir, 7)
+    assert not learnt.exists()
+    show(opening)
+    r = client.post("/boards/7/field", data={"csrf_token": _csrf(page.text), "action": "learn"})
+    assert r.status_code == 200 and "Board learnt from this picture of the opening" in r.text, \
+        re.search(r"role=.alert.><p>(.*?)</p>", r.text, re.S).group(1)
+    assert learnt.is_file()
+    with client.app_state.db.session() as s:
+        assert [a.username for a in s.query(AuditLog).filter_by(action="learn_board")] == ["ann"]
+    # the pipeline gives it to observe: a damaged one fails the job, saying why
+    from tests.clips import write_clip
+
+    _upload(client, write_clip(tmp_path / "b.mp4", [opening], seconds=1.0, fps=5).read_bytes(), START, 1, 5)
+    learnt.write_text("{}")
+    st = client.app_state
+    assert Pipeline(st.db, st.store, st.settings.data_dir).run_once()
+    with st.db.session() as s:
+        from review_ui.pipeline_models import PipelineJob
+
+        job = s.query(PipelineJob).filter_by(kind="observe").one()
+        assert "not what bgscribe adapt writes" in job.error

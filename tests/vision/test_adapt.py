@@ -103,23 +103,36 @@ def test_a_rendered_board_learnt_from_one_picture():
 
 
 @needs_real
-def test_adapt_command_keeps_the_board_in_its_state(tmp_path):
+def test_adapt_command_and_read_and_observe_with_it(tmp_path):
+    from tests.clips import write_clip
+    from transcriber.observation import FrameObservation
+
     labels = json.loads(LABELS.read_text())["pictures"]
     src, dst = (DEFAULT_REAL / p for p in PINE)
     field = " ".join(f"{x},{y}" for x, y in labels[PINE[0]]["field"])
-    state = tmp_path / "board7.json"
-    p = bgscribe("adapt", str(src), "--board-state", str(state), "--field", field, "--opening")
+    learnt = tmp_path / "adapter.json"
+    p = bgscribe("adapt", str(src), "--out", str(learnt), "--field", field, "--opening")
     assert p.returncode == 0, p.stderr
     assert "of 24 points right" in p.stdout
-    kept = json.loads(state.read_text())
-    assert PointAdapter.from_json(kept["adapter"]).weights.shape == (129, 31) and len(kept["field"]) == 4
+    assert PointAdapter.from_json(json.loads(learnt.read_text())).weights.shape == (129, 31)
     other = " ".join(f"{x},{y}" for x, y in labels[PINE[1]]["field"])
-    p = bgscribe("read", str(dst), "--field", other, "--board", str(state), "--json")
+    p = bgscribe("read", str(dst), "--field", other, "--adapter", str(learnt), "--json")
     assert p.returncode == 0, p.stderr
     assert point_figures(json.loads(p.stdout), labels[PINE[1]])[0] >= 23
+    # observe: the other camera's opening held for two seconds, read with what was learnt
+    video = write_clip(tmp_path / "g.mp4", [cv2.imread(str(dst))], seconds=2.0, fps=5)
+    out = tmp_path / "o.jsonl"
+    p = bgscribe("observe", str(video), "--out", str(out), "--field", other, "--adapter", str(learnt), "--quiet")
+    assert p.returncode == 0, p.stderr
+    read = [o for o in (FrameObservation.from_json(x) for x in out.read_text().splitlines()) if o.slots][-1]
+    truth = point_classes(labels[PINE[1]]["top"], labels[PINE[1]]["bottom"])
+    counts = [c if c <= 15 else c - 15 for c in truth]
+    assert sum(sum(read.slots[k].best()) == counts[k] for k in range(24)) >= 23
     # bad input: said so, nothing written
-    before = state.read_text()
-    p = bgscribe("adapt", str(src), "--board-state", str(state), "--rows", "L2,,", "D2")
-    assert p.returncode == 2 and "12 points" in p.stderr and state.read_text() == before
-    p = bgscribe("adapt", str(src), "--board-state", str(tmp_path / "new.json"), "--opening")
+    p = bgscribe("adapt", str(src), "--out", str(tmp_path / "x.json"), "--field", field, "--rows", "L2,,", "D2")
+    assert p.returncode == 2 and "12 points" in p.stderr and not (tmp_path / "x.json").exists()
+    p = bgscribe("adapt", str(src), "--out", str(tmp_path / "x.json"), "--opening")
     assert p.returncode == 2 and "no field" in p.stderr
+    (tmp_path / "bad.json").write_text("{}")
+    p = bgscribe("read", str(dst), "--field", other, "--adapter", str(tmp_path / "bad.json"))
+    assert p.returncode == 2 and "not what bgscribe adapt writes" in p.stderr
