@@ -75,9 +75,6 @@ def field_picture(request: Request, number: int, login: PageLoginDep, session: S
     return Response(pic[0], media_type="image/jpeg", headers={"Cache-Control": "private, no-store"})
 
 
-MIN_OPENING = 12  # points the shipped reader must already see as the opening shows them: else it is not one
-
-
 def learn_board(request: Request, s: Session, b: Board, by: str) -> int:
     """Teach the camera stage this board from its newest picture, which shows the opening position (the morning
     set-up): `bgscribe adapt --opening` through the confirmed corners, kept where the pipeline gives it to
@@ -85,7 +82,7 @@ def learn_board(request: Request, s: Session, b: Board, by: str) -> int:
     import cv2
     import numpy as np
 
-    from vision.adapt import adapt_to_picture, opening_rows
+    from vision.adapt import adapt_to_picture, looks_like_opening, opening_rows
     from vision.still import read_picture, to_json
 
     f = board_field(b)
@@ -98,7 +95,7 @@ def learn_board(request: Request, s: Session, b: Board, by: str) -> int:
     seen = to_json(reading)
     top, bottom = opening_rows(seen["top"], seen["bottom"])
     right = sum(a == c for a, c in zip(seen["top"] + seen["bottom"], top + bottom))
-    if right < MIN_OPENING:
+    if not looks_like_opening(seen["top"], seen["bottom"], (top, bottom)):
         raise FieldError(f"this picture does not look like the opening position ({right} of 24 points as the "
                          "opening has them): set the checkers up for play, wait for the next picture, try again")
     adapter = adapt_to_picture(img, reading.corners, reading.fit.geometry(), top, bottom)

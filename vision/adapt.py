@@ -92,6 +92,15 @@ def opening_rows(top: list[str], bottom: list[str]) -> tuple[list[str], list[str
     return best[1]
 
 
+def looks_like_opening(top: list[str], bottom: list[str], opening: tuple[list[str], list[str]]) -> bool:
+    """Whether a reading (of a board the reader may not know yet) shows the opening as `opening_rows` laid it:
+    at least 5 of its 8 stacks read with their very counts (2, 5, 3, 5 a side). What else the reader sees
+    does not count: a board it does not know yet may show its triangles as checkers (the reason to learn it);
+    an empty board or a game under way has few of those stacks."""
+    got, want = top + bottom, opening[0] + opening[1]
+    return sum(bool(w) and g[1:] == w[1:] for g, w in zip(got, want)) >= 5
+
+
 def training_crops(picture: np.ndarray, field: np.ndarray, geom: BoardGeometry, rng: np.random.Generator,
                    copies: int = COPIES) -> np.ndarray:
     """The 24 point crops of a picture through its field, and jittered copies: (copies * 24, 192, 48, 3)."""

@@ -110,7 +110,7 @@ def run_adapt(args) -> int:
     """Exit status: 0 adapted, 2 the picture, field, rows or state are unusable."""
     from transcriber.fileio import write_text_atomic
 
-    from .adapt import adapt_to_picture, opening_rows
+    from .adapt import adapt_to_picture, looks_like_opening, opening_rows
     from .still import PictureError, load_picture, parse_field, read_picture, to_json
 
     try:
@@ -124,6 +124,10 @@ def run_adapt(args) -> int:
         before = to_json(reading)
         rows = opening_rows(before["top"], before["bottom"]) if args.opening else \
             [[p.strip() for p in r.split(",")] for r in args.rows]
+        if args.opening and not looks_like_opening(before["top"], before["bottom"], rows):
+            raise ValueError(f"{args.image} does not look like the opening position (read: "
+                             f"{' '.join(p or '.' for p in before['top'])} / "
+                             f"{' '.join(p or '.' for p in before['bottom'])}); give the points with --rows")
         adapter = adapt_to_picture(img, reading.corners, reading.fit.geometry(), rows[0], rows[1])
     except (PictureError, ValueError, OSError) as e:
         print(f"bgscribe adapt: {e}", file=sys.stderr)

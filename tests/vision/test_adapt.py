@@ -13,7 +13,15 @@ import pytest
 
 from tests.bench.bench_real import DEFAULT_REAL, LABELS, point_figures
 from tests.cli.test_cli import bgscribe
-from vision.adapt import OPENING_BOTTOM, OPENING_TOP, PointAdapter, adapt_to_picture, opening_rows, point_classes
+from vision.adapt import (
+    OPENING_BOTTOM,
+    OPENING_TOP,
+    PointAdapter,
+    adapt_to_picture,
+    looks_like_opening,
+    opening_rows,
+    point_classes,
+)
 from vision.still import read_picture, to_json
 from vision.synth.rig import Rig
 from vision.synth.stills import random_positions, random_scene
@@ -136,3 +144,14 @@ def test_adapt_command_and_read_and_observe_with_it(tmp_path):
     (tmp_path / "bad.json").write_text("{}")
     p = bgscribe("read", str(dst), "--field", other, "--adapter", str(tmp_path / "bad.json"))
     assert p.returncode == 2 and "not what bgscribe adapt writes" in p.stderr
+
+
+def test_what_looks_like_the_opening():
+    rows = (OPENING_TOP, OPENING_BOTTOM)
+    misread = list(OPENING_TOP), list(OPENING_BOTTOM)
+    misread[0][2], misread[1][3], misread[0][5] = "D1", "D1", ""  # a new board's triangles read as checkers
+    assert looks_like_opening(*misread, rows)
+    assert not looks_like_opening([""] * 12, [""] * 12, rows)  # an empty board
+    game = (["L2", "", "D1", "", "D3", "D4", "", "D2", "", "L4", "", ""],
+            ["D2", "L1", "", "", "L3", "L4", "", "", "L3", "", "D3", "D2"])  # a game under way
+    assert not looks_like_opening(*game, rows)
