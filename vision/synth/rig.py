@@ -30,13 +30,15 @@ class Rig:
 
     @classmethod
     def build(cls, profile: str, seed: int, size: tuple[int, int] = (1280, 720),
-              schemes: list[str] | None = None) -> Rig:
+              schemes: list[str] | None = None, die_size: float = 16.0) -> Rig:
+        """``die_size``: the dice's side, mm (real dice are 12-16 mm; drawn from no random number)."""
         prof = PROFILES[profile]
         rng = np.random.default_rng(seed)
         names = schemes or sorted(SCHEMES)
         scheme = names[int(rng.integers(len(names)))]
         home_right = bool(rng.random() < 0.5)
-        geom = BoardGeometry(trays_right=home_right, checker_d=float(rng.uniform(36, 40)) if prof.tilt else 38.0)
+        geom = BoardGeometry(trays_right=home_right, checker_d=float(rng.uniform(36, 40)) if prof.tilt else 38.0,
+                             die_size=die_size)
         seating = Seating(p0_bottom=bool(rng.random() < 0.5), home_right=home_right, p0_light=bool(rng.random() < 0.5))
         style = random_style(rng) if scheme == RANDOM else randomize(SCHEMES[scheme], rng, prof.style_jitter)
         pose = camera_for(prof, geom, size, rng)
