@@ -113,10 +113,13 @@ def build(name: str):
         return nn.Sequential(nn.Conv2d(a, b, 3, s, d, dilation=d, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True))
 
     class Classifier(nn.Module):
-        """Conv trunk, flattened (position matters: counting is where checkers end), heads."""
+        """Conv trunk, flattened (position matters: counting is where checkers end), heads. ``pool``: the
+        trunk's features averaged over the crop beside them (where a die's pips lie varies with its turn,
+        size and place in the crop, which one flattened layer learns slowly: a sum of pip detectors does not)."""
 
-        def __init__(self, chans, strides, in_hw, heads):
+        def __init__(self, chans, strides, in_hw, heads, pool: bool = False):
             super().__init__()
+            self.pool = pool
             layers, a = [Norm()], 3
             for b, s in zip(chans, strides):
                 layers.append(cbr(a, b, s))
@@ -125,10 +128,11 @@ def build(name: str):
             with torch.no_grad():
                 n = self.trunk(torch.zeros(1, 3, *in_hw)).numel()
             self.fc = nn.Sequential(nn.Flatten(), nn.Linear(n, 128), nn.ReLU(inplace=True), nn.Dropout(0.1))
-            self.heads = nn.ModuleList(nn.Linear(128, h) for h in heads)
+            self.heads = nn.ModuleList(nn.Linear(128 + (a if pool else 0), h) for h in heads)
 
         def forward(self, x):
-            z = self.fc(self.trunk(x))
+            t = self.trunk(x)
+            z = torch.cat([self.fc(t), t.mean((2, 3))], 1) if self.pool else self.fc(t)
             outs = [h(z) for h in self.heads]
             return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -149,7 +153,7 @@ def build(name: str):
     if name == "tray":
         return Classifier([16, 32, 32, 48, 64], [2, 1, 2, 1, 2], (160, 40), [MAX_COUNT + 1, MAX_COUNT + 1])
     if name == "dice":
-        return Classifier([16, 32, 32, 64, 64], [1, 2, 1, 2, 2], (DIE_CROP, DIE_CROP), [7, 4])
+        return Classifier([16, 32, 32, 64, 64], [1, 2, 1, 2, 2], (DIE_CROP, DIE_CROP), [7, 4], pool=True)
     if name == "cube":
         return Classifier([16, 32, 48, 48, 64], [2, 1, 2, 1, 2], (CUBE_CROP, CUBE_CROP), [7])
     if name == "dice_heat":
@@ -522,7 +526,8 @@ DESIGNS = {
     "dice_heat": "Fully convolutional die-centre heat-map over the half-resolution board (0.75 px/mm, "
                  "360x513): 3x3 convs 12-24-24-24-24 (two of stride 2, dilations 1, 2, 4), 1x1 to one logit "
                  "per 4 px cell. Trained with CenterNet's focal loss on Gaussian targets at where each die shows.",
-    "dice": "48x48 crop (32 mm at 1.5 px/mm) around each heat-map peak: five conv layers, FC 128; heads: "
+    "dice": "48x48 crop (32 mm at 1.5 px/mm) around each heat-map peak: five conv layers, FC 128 beside the "
+            "64 features averaged over the crop; heads: "
             "7-way (not a die, 1..6) and 4 auxiliary outputs (cocked logit, on-a-checker logit, the die "
             "centre's offset in the crop).",
     "cube": "The three places on the bar (centre, top end turned half round, bottom end), each a 62 mm window "

@@ -119,8 +119,9 @@ def _warp_crop(img: np.ndarray, cx: float, cy: float, side: float, die_px: float
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _degrade(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Tint, blur (a camera that saw the die smaller), noise, JPEG."""
+def _degrade(crop: np.ndarray, rng: np.random.Generator, die_px: float) -> np.ndarray:
+    """Tint, blur (a camera that saw the die smaller), JPEG; never so much that the pips of a die of
+    ``die_px`` merge (an unreadable crop with a value is a wrong label)."""
     x = crop.astype(np.float32)
     if rng.random() < 0.6:  # grey photos -> any die and table colours
         x = x * rng.uniform(0.55, 1.3, 3)[None, None] + rng.uniform(-20, 20, 3)[None, None]
@@ -129,9 +130,9 @@ def _degrade(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     x = np.clip(x, 0, 255).astype(np.uint8)
     r = rng.random()
     if r < 0.35:
-        x = cv2.GaussianBlur(x, (0, 0), float(rng.uniform(0.4, 1.2)))
-    elif r < 0.6:  # seen at lower resolution and upsampled by the rectification
-        f = float(rng.uniform(0.45, 0.8))
+        x = cv2.GaussianBlur(x, (0, 0), float(rng.uniform(0.3, max(0.35, min(1.0, die_px / 24)))))
+    elif r < 0.6:  # seen at lower resolution (the die 11 px or more) and upsampled by the rectification
+        f = float(rng.uniform(min(0.85, max(0.45, 11.0 / die_px)), 0.9))
         small = cv2.resize(x, (int(DIE_CROP * f),) * 2, interpolation=cv2.INTER_AREA)
         x = cv2.resize(small, (DIE_CROP, DIE_CROP), interpolation=cv2.INTER_LINEAR)
     q = int(rng.integers(35, 96))
@@ -153,7 +154,7 @@ def photo_examples(ph: Photo, rng: np.random.Generator, copies: int = 2, negativ
             off = np.clip(rng.normal(0, jitter, 2), -8, 8)
             persp = rng.normal(0, 1.5, (4, 2)) if rng.random() < 0.7 else np.zeros((4, 2))
             crop = _warp_crop(img, cx, cy, side, die_px, float(rng.uniform(0, 360)), persp, tuple(off))
-            out["die_x"].append(_degrade(crop, rng))
+            out["die_x"].append(_degrade(crop, rng, die_px))
             out["die_y"].append(int(cls) + 1)
             out["die_aux"].append([0.0, 0.0, -off[0] / (DIE_CROP / 2), -off[1] / (DIE_CROP / 2)])
     # table away from every die, at this photo's dice scale
@@ -171,7 +172,7 @@ def photo_examples(ph: Photo, rng: np.random.Generator, copies: int = 2, negativ
         if (np.hypot(cs[:, 0] - x, cs[:, 1] - y) * die_px / side < 34.0).any():
             continue
         crop = _warp_crop(img, x, y, side, die_px, float(rng.uniform(0, 360)), np.zeros((4, 2)), (0.0, 0.0))
-        out["die_x"].append(_degrade(crop, rng))
+        out["die_x"].append(_degrade(crop, rng, die_px))
         out["die_y"].append(0)
         out["die_aux"].append([0.0, 0.0, 0.0, 0.0])
         n += 1
