@@ -509,7 +509,8 @@ def _data_card(n_frames: int, seed: int, sizes: dict) -> dict:
             "examples": {k: v for k, v in sizes.items() if k.endswith("_x")}}
 
 
-REAL_DICE_SOURCE = "Rune55 v3, N3VERS4YDIE/dice-recognition, Roboflow, CC BY 4.0"
+REAL_DICE_SOURCE = ("Rune55 v3, N3VERS4YDIE/dice-recognition, Roboflow, CC BY 4.0 (`datasets/dices` of "
+                    "https://github.com/N3VERS4YDIE/dice-recognition, commit aab5ae4; the PATH of `--real-dice`)")
 
 DESIGNS = {
     "points": "31-way classifier of a point crop (192x48 BGR, base at the bottom): empty, light 1..15, "
@@ -548,8 +549,8 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
              f"- file: `models/{name}.onnx`, {size_kb:.0f} KB; input `image`: float32 NCHW, raw BGR 0..255",
              f"- temperature (fitted on the calibration frames, applied by `vision.readers`): {temps}", "",
              "## Recipe", "", "```sh", command, "```", "",
-             f"CPU only ({threads} {'core' if threads == 1 else 'cores'}): rendering {gen_s / 60:.0f} min "
-             f"(once; `--cache` keeps it), then {minutes:g} min "
+             f"CPU only ({threads} {'core' if threads == 1 else 'cores'}): data {gen_s / 60:.0f} min "
+             f"(rendering: once, `--cache` keeps it{'; cutting the real dice' if real else ''}), then {minutes:g} min "
              f"of training shared by the models trained in the command; this model: {summary['steps']} steps "
              f"of batch {summary['batch']} in {summary['seconds']} s "
              f"({summary['examples_seen'] / max(summary['train_examples'], 1):.1f} passes over "
