@@ -138,7 +138,7 @@ def bench_negatives(real: Path, n: int) -> dict:
 
 def bench_dice(real: Path, n: int, split: str = "test", models: Path | None = None) -> dict:
     """The dice classifier on Rune55 dice (all flat; `vision.train.real_dice.dice_figures`): the die spanning
-    `DIE_PX` of the crop (a 16 mm die on a rectified board), and ``by_die_px``: smaller, as 12-14 mm dice
+    `DIE_PX` of the crop (a 16 mm die on a rectified board), and ``by_die_px``: smaller, as 11-13 mm dice
     show, or as a 720p camera sees the default die."""
     readers = Readers(models or MODELS, threads=1)
     photos = load_split(real / "dice-rune55" if (real / "dice-rune55").is_dir() else real, split)
