@@ -38,6 +38,7 @@ NAMES = ("points", "bar", "tray", "dice_heat", "dice", "cube")
 
 N_POINT_CLASSES = 1 + 2 * MAX_COUNT  # empty, light 1..15, dark 1..15
 DIE_CROP = 48  # px of the full-resolution board (32 mm) around a die candidate
+DIE_PX = 24  # px a default 16 mm die spans in that crop (1.5 px/mm); real dice, often 12-16 mm, span 18-24
 HEAT_STRIDE = 4  # heat-map cells per pixel of the half-resolution board
 HEAT_THRESHOLD = 0.2  # a die candidate's peak must reach this (chosen on calibration frames, not held-out ones)
 CUBE_CROP = 64  # px the cube windows are resized to

@@ -1,12 +1,15 @@
 """Board readers on held-out rendered boards (JSON figures, not pass/fail).
 
-    python tests/bench/bench_readers.py [--frames 200] [--noise 2.0] [--profiles standard hard]
+    python tests/bench/bench_readers.py [--frames 200] [--noise 2.0] [--profiles standard hard] [--die-mm 16]
+                                        [--models DIR]
 
 Boards: the colour scheme(s) never trained on (`HELD_OUT_SCHEMES`) and rig seeds from
 `EVAL_SEED0`, rendered per profile, compressed (JPEG 60 standard / 40 hard), rectified with the
 true corners plus N(0, --noise) px of noise on each corner coordinate. The figures are those of
 `vision.train.readers_eval` (see its docstring); ``--train-schemes`` adds the same on the
-training schemes (new rig seeds) for comparison.
+training schemes (new rig seeds) for comparison. ``--die-mm`` renders smaller dice than the default
+16 mm (real ones are often 12-16 mm): the same boards, the dice alone smaller, for the heat-map and the
+dice classifier at those sizes.
 
 Speed, beside a baseline measured in the same run: ``rectify_ms`` is `vision.rectify.rectify` of a
 720p frame (the step before the readers), ``decode_ms`` decoding one 720p H.264 frame.
@@ -29,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from vision.geometry import BoardGeometry  # noqa: E402
-from vision.readers import Readers  # noqa: E402
+from vision.readers import MODELS, Readers  # noqa: E402
 from vision.rectify import homography, rectify  # noqa: E402
 from vision.synth.rig import Rig  # noqa: E402
 from vision.train.readers_data import TRAIN_SCHEMES  # noqa: E402
@@ -77,11 +80,15 @@ def main() -> None:
     ap.add_argument("--profiles", nargs="+", default=["standard", "hard"])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--train-schemes", action="store_true", help="also report the training schemes (new seeds)")
+    ap.add_argument("--die-mm", type=float, default=16.0, help="the dice's side, mm (default: %(default)s)")
+    ap.add_argument("--models", type=Path, default=MODELS, help="reader weights (default: the shipped models/)")
     args = ap.parse_args()
-    readers = Readers()
-    out: dict = {"frames_per_profile": args.frames, "corner_noise_px": args.noise, "held_out": {}}
+    readers = Readers(args.models)
+    out: dict = {"frames_per_profile": args.frames, "corner_noise_px": args.noise, "die_mm": args.die_mm,
+                 "held_out": {}}
     for prof in args.profiles:
-        out["held_out"][prof] = evaluate(readers, prof, args.frames, noise=args.noise, seed=args.seed)
+        out["held_out"][prof] = evaluate(readers, prof, args.frames, noise=args.noise, seed=args.seed,
+                                         die_size=args.die_mm)
         if args.train_schemes:
             out.setdefault("train_schemes_new_seeds", {})[prof] = evaluate(
                 readers, prof, args.frames, noise=args.noise, seed=args.seed + 50, schemes=TRAIN_SCHEMES)

@@ -1,7 +1,7 @@
 """The vision stage on real pictures of real boards (JSON): board finding, checkers, dice.
 
     python tests/bench/bench_real.py [--real ../shared/data/real] [--negatives 40] [--dice 400] [--only FOLDER]
-                                     [--per-folder 16] [--follow 40]
+                                     [--per-folder 16] [--follow 40] [--models DIR]
 
 Reads the pictures from ../shared/data/real (never copied into the project) and our labels of them,
 made by eye, twice (tests/data/real_labels.json). Per folder:
@@ -16,7 +16,7 @@ made by eye, twice (tests/data/real_labels.json). Per folder:
 * follow: a confirmed field followed through a known bump of the camera (real frames of real play, the
   checkers moved between the two), and never moved where the camera stayed put.
 * dice: the dice classifier on the CC BY 4.0 Rune55 test split (each die cut out and scaled to the size a
-  die has on a rectified board).
+  die has on a rectified board, and smaller: ``by_die_px``); ``--only dice-rune55`` runs this part alone.
 * speed: board finding per picture scaled to 1280 px wide, one core.
 """
 
@@ -39,13 +39,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from vision.fieldfind import find_field  # noqa: E402
-from vision.readers import DIE_CROP, Readers  # noqa: E402
+from vision.readers import DIE_PX, MODELS, Readers  # noqa: E402
 from vision.still import read_picture, to_json  # noqa: E402
+from vision.train.real_dice import dice_figures, load_split  # noqa: E402
 
 LABELS = Path(os.environ.get("BGSCRIBE_REAL_LABELS", ROOT / "tests" / "data" / "real_labels.json"))
 DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real"
 WRONG = 0.05  # a found field off by more than this share of its diagonal is a wrong board
-DIE_MM, CROP_MM = 16.0, 32.0  # a die's side on the default board, and what the dice crop covers
+DICE_SIZES = (16, 20)  # px per die in the dice crop, beside DIE_PX (24: the default 16 mm die)
 
 
 def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
@@ -138,39 +139,15 @@ def bench_negatives(real: Path, n: int) -> dict:
     return {"pictures": len(files), "found_as_board": int(found), "max_quality": round(max(q, default=0.0), 3)}
 
 
-def bench_dice(real: Path, n: int) -> dict:
-    readers = Readers(threads=1)
-    imgs = sorted((real / "dice-rune55" / "test" / "images").glob("*"))
-    right = not_die = total = cocked = 0
-    for p in imgs:
-        lab = real / "dice-rune55" / "test" / "labels" / (p.stem + ".txt")
-        if not lab.exists():
-            continue
-        img = cv2.imread(str(p))
-        h, w = img.shape[:2]
-        crops, truth = [], []
-        for line in lab.read_text().split("\n"):
-            parts = line.split()
-            if len(parts) != 5:
-                continue
-            c, x, y, bw, bh = int(parts[0]), *map(float, parts[1:])
-            side = max(bw * w, bh * h) * CROP_MM / DIE_MM  # the die fills half the crop, as on the board
-            crop = cv2.getRectSubPix(img, (int(side), int(side)), (x * w, y * h))
-            crops.append(cv2.resize(crop, (DIE_CROP, DIE_CROP), interpolation=cv2.INTER_AREA))
-            truth.append(c + 1)
-        if not crops:
-            continue
-        probs, aux = readers.classify_dice(np.stack(crops))
-        for k, t in enumerate(truth):
-            total += 1
-            not_die += probs[k, 0] >= 0.5
-            right += int(np.argmax(probs[k, 1:]) + 1 == t and probs[k, 0] < 0.5)
-            cocked += float(aux[k, 0]) >= 0.0  # the cocked logit: P >= 0.5
-        if total >= n:
-            break
-    return {"dice": total, "values_right": round(right / max(total, 1), 3),
-            "called_not_a_die": round(not_die / max(total, 1), 3),
-            "flat_called_cocked": round(cocked / max(total, 1), 3)}
+def bench_dice(real: Path, n: int, split: str = "test", models: Path | None = None) -> dict:
+    """The dice classifier on Rune55 dice (all flat; `vision.train.real_dice.dice_figures`): the die spanning
+    `DIE_PX` of the crop (a 16 mm die on a rectified board), and ``by_die_px``: smaller, as 11-13 mm dice
+    show, or as a 720p camera sees the default die."""
+    readers = Readers(models or MODELS, threads=1)
+    photos = load_split(real / "dice-rune55" if (real / "dice-rune55").is_dir() else real, split)
+    out = dice_figures(readers, photos, n, DIE_PX)
+    out["by_die_px"] = {str(px): dice_figures(readers, photos, n, px) for px in DICE_SIZES}
+    return out
 
 
 def _bump(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
@@ -262,7 +239,8 @@ def main() -> None:
     ap.add_argument("--dice", type=int, default=400, help="real dice to classify (default: %(default)s)")
     ap.add_argument("--follow", type=int, default=40, help="pairs of real frames for following a bump "
                     "(default: %(default)s)")
-    ap.add_argument("--only", metavar="FOLDER", help="one folder of pictures")
+    ap.add_argument("--only", metavar="FOLDER", help="one folder of pictures (dice-rune55: the dice alone)")
+    ap.add_argument("--models", type=Path, help="reader weights for the dice (default: the shipped models/)")
     ap.add_argument("--per-folder", type=int, default=16, help="at most this many pictures of a folder, evenly "
                     "spread (default: %(default)s)")
     args = ap.parse_args()
@@ -292,8 +270,8 @@ def main() -> None:
                            "boards_right_end_to_end": v[5]} for k, v in pts.items()}
     if args.negatives and not args.only:
         out["no_board"] = bench_negatives(args.real, args.negatives)
-    if args.dice and not args.only:
-        out["dice_rune55_test"] = bench_dice(args.real, args.dice)
+    if args.dice and args.only in (None, "dice-rune55"):
+        out["dice_rune55_test"] = bench_dice(args.real, args.dice, models=args.models)
     if args.follow and not args.only:
         out["follow"] = bench_follow(args.real, labels, args.follow)
     if not args.only:

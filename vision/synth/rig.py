@@ -30,16 +30,17 @@ class Rig:
 
     @classmethod
     def build(cls, profile: str, seed: int, size: tuple[int, int] = (1280, 720),
-              schemes: list[str] | None = None, shape: dict | None = None) -> Rig:
+              schemes: list[str] | None = None, shape: dict | None = None, die_size: float = 16.0) -> Rig:
         """``shape``: the board's own dimensions where they differ from the default board's (BoardGeometry
-        fields in mm, e.g. ``{"bar_w": 25.0, "point_len": 170.0}``: real boards' bars and points vary)."""
+        fields in mm, e.g. ``{"bar_w": 25.0, "point_len": 170.0}``: real boards' bars and points vary);
+        ``die_size``: the dice's side, mm (real dice are 12-16 mm; drawn from no random number)."""
         prof = PROFILES[profile]
         rng = np.random.default_rng(seed)
         names = schemes or sorted(SCHEMES)
         scheme = names[int(rng.integers(len(names)))]
         home_right = bool(rng.random() < 0.5)
         geom = BoardGeometry(trays_right=home_right, checker_d=float(rng.uniform(36, 40)) if prof.tilt else 38.0,
-                             **(shape or {}))
+                             die_size=die_size, **(shape or {}))
         seating = Seating(p0_bottom=bool(rng.random() < 0.5), home_right=home_right, p0_light=bool(rng.random() < 0.5))
         style = random_style(rng) if scheme == RANDOM else randomize(SCHEMES[scheme], rng, prof.style_jitter)
         pose = camera_for(prof, geom, size, rng)

@@ -1,6 +1,7 @@
 """Train the board readers (`vision.readers`): six small CNNs, exported to ONNX with model cards.
 
-    bgscribe train readers [--out models/] [--minutes 75] [--frames 5000] [--seed 0]
+    bgscribe train readers [--out models/] [--minutes 75] [--frames 5000] [--seed 0] [--only dice ...]
+                           [--real-dice PATH] [--threads 2]
 
 1. Render ``--frames`` training frames (schemes `TRAIN_SCHEMES`, profiles clean/standard/hard,
    random corner noise and JPEG quality; see `vision.train.readers_data`), plus calibration
@@ -9,6 +10,8 @@
 2. Train each model for its share of ``--minutes`` (cosine learning rate over the time budget),
    with colour augmentation (channel shuffles, gains, grey, noise) so that the readers judge
    brightness and shape, not one board's colours.
+   With ``--real-dice PATH`` (Rune55: `vision.train.real_dice`) the dice classifier also trains on
+   real dice photos, half of each batch real, half rendered.
 3. Fit one temperature per output head on the calibration frames, export ONNX (temperature in
    the metadata), then measure the exported models through `vision.readers` on the held-out
    frames and write `models/<name>.md` (data, the exact command, metrics) for each model.
@@ -110,10 +113,13 @@ def build(name: str):
         return nn.Sequential(nn.Conv2d(a, b, 3, s, d, dilation=d, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True))
 
     class Classifier(nn.Module):
-        """Conv trunk, flattened (position matters: counting is where checkers end), heads."""
+        """Conv trunk, flattened (position matters: counting is where checkers end), heads. ``pool``: the
+        trunk's features averaged over the crop beside them (where a die's pips lie varies with its turn,
+        size and place in the crop, which one flattened layer learns slowly: a sum of pip detectors does not)."""
 
-        def __init__(self, chans, strides, in_hw, heads):
+        def __init__(self, chans, strides, in_hw, heads, pool: bool = False):
             super().__init__()
+            self.pool = pool
             layers, a = [Norm()], 3
             for b, s in zip(chans, strides):
                 layers.append(cbr(a, b, s))
@@ -122,10 +128,11 @@ def build(name: str):
             with torch.no_grad():
                 n = self.trunk(torch.zeros(1, 3, *in_hw)).numel()
             self.fc = nn.Sequential(nn.Flatten(), nn.Linear(n, 128), nn.ReLU(inplace=True), nn.Dropout(0.1))
-            self.heads = nn.ModuleList(nn.Linear(128, h) for h in heads)
+            self.heads = nn.ModuleList(nn.Linear(128 + (a if pool else 0), h) for h in heads)
 
         def forward(self, x):
-            z = self.fc(self.trunk(x))
+            t = self.trunk(x)
+            z = torch.cat([self.fc(t), t.mean((2, 3))], 1) if self.pool else self.fc(t)
             outs = [h(z) for h in self.heads]
             return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -146,7 +153,7 @@ def build(name: str):
     if name == "tray":
         return Classifier([16, 32, 32, 48, 64], [2, 1, 2, 1, 2], (160, 40), [MAX_COUNT + 1, MAX_COUNT + 1])
     if name == "dice":
-        return Classifier([16, 32, 32, 64, 64], [1, 2, 1, 2, 2], (DIE_CROP, DIE_CROP), [7, 4])
+        return Classifier([16, 32, 32, 64, 64], [1, 2, 1, 2, 2], (DIE_CROP, DIE_CROP), [7, 4], pool=True)
     if name == "cube":
         return Classifier([16, 32, 48, 48, 64], [2, 1, 2, 1, 2], (CUBE_CROP, CUBE_CROP), [7])
     if name == "dice_heat":
@@ -187,8 +194,10 @@ def _cosine_lr(opt, base: float, frac: float) -> None:
         group["lr"] = lr
 
 
-def train_model(name: str, data: dict, seconds: float, seed: int, log) -> tuple[object, dict]:
-    """Train one model for ``seconds``; returns the model and a summary."""
+def train_model(name: str, data: dict, seconds: float, seed: int, log, real: dict | None = None) \
+        -> tuple[object, dict]:
+    """Train one model for ``seconds``; returns the model and a summary. ``real``: more examples of the
+    same arrays (the dice classifier's real dice), drawn for half of every batch."""
     import torch
     from torch.nn import functional as F
 
@@ -200,6 +209,9 @@ def train_model(name: str, data: dict, seconds: float, seed: int, log) -> tuple[
     bs = {"points": 96, "bar": 48, "tray": 64, "dice": 96, "cube": 96, "dice_heat": 24}[name]
     t0, steps, seen, ema = time.time(), 0, 0, None
     x_all, y_all, aux_all = _arrays(name, data)
+    n_rendered = len(x_all)
+    if real is not None:  # one array; indices from n_rendered on are real
+        x_all, y_all, aux_all = (np.concatenate([a, b]) for a, b in zip((x_all, y_all, aux_all), _arrays(name, real)))
     n = len(x_all)
     flip_ok = name in ("points", "bar", "tray")
     while True:
@@ -215,6 +227,9 @@ def train_model(name: str, data: dict, seconds: float, seed: int, log) -> tuple[
             loss = _focal(out, torch.from_numpy(tb))
         else:
             idx = rng.integers(0, n, bs)
+            if real is not None:  # half rendered (every look, cocked dice), half real
+                idx[: bs // 2] = rng.integers(0, n_rendered, bs // 2)
+                idx[bs // 2:] = rng.integers(n_rendered, n, bs - bs // 2)
             xb = torch.from_numpy(x_all[idx])
             if flip_ok:  # a slot mirrored left-right holds the same checkers
                 flip = rng.random(bs) < 0.5
@@ -245,7 +260,7 @@ def train_model(name: str, data: dict, seconds: float, seed: int, log) -> tuple[
                 f"{time.time() - t0:.0f}/{seconds:.0f} s")
     model.eval()
     return model, {"steps": steps, "examples_seen": seen, "train_examples": int(n), "batch": bs,
-                   "seconds": round(time.time() - t0)}
+                   "seconds": round(time.time() - t0)} | ({"real_examples": int(n - n_rendered)} if real else {})
 
 
 def _arrays(name: str, data: dict):
@@ -402,41 +417,61 @@ def _cached(cache: Path | None, key: str, make) -> dict:
 
 
 def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0, eval_frames: int = 200,
-          command: str = "", cache: Path | None = None, only: list[str] | None = None) -> dict:
+          command: str = "", cache: Path | None = None, only: list[str] | None = None,
+          real_dice: Path | None = None, threads: int = 2) -> dict:
     """Train ``only`` these models (default: all), sharing ``minutes`` in the proportions of `SHARES`;
     then measure the whole reader set in ``out`` and rewrite every model card that has a training
-    record (``<name>.train.json``)."""
+    record (``<name>.train.json``). ``real_dice``: Rune55 (`vision.train.real_dice`) for the dice
+    classifier. ``threads``: torch threads and rendering processes."""
     import torch
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     t_start = time.time()
 
     def log(msg: str) -> None:
         print(f"[{time.time() - t_start:6.0f} s] {msg}", file=sys.stderr, flush=True)
 
+    names = [n for n in NAMES if not only or n in only]
+    # the half-resolution boards only the heat-map needs (0.55 MB a frame): not kept when it is not trained
+    heat_frames = HEAT_FRAMES if "dice_heat" in names else 0
+
     def make():
-        return generate(n_frames, TRAIN_SCHEMES, lambda k: train_rig_seed(seed, k), seed, heat_frames=HEAT_FRAMES,
-                        label="training frames")
+        return generate(n_frames, TRAIN_SCHEMES, lambda k: train_rig_seed(seed, k), seed, heat_frames=heat_frames,
+                        label="training frames", workers=threads)
 
     def make_calib():
         return generate(max(200, n_frames // 12), TRAIN_SCHEMES, lambda k: CALIB_SEED0 + 1000 * seed + k,
-                        seed + 77, noise=(1.0, 3.0), label="calibration frames", keep_empty=1.0, die_copies=1)
+                        seed + 77, noise=(1.0, 3.0), label="calibration frames", keep_empty=1.0, die_copies=1,
+                        workers=threads)
 
-    data = _cached(cache, f"train-v{DATA_VERSION}-s{seed}-f{n_frames}", make)
+    no_heat = "" if heat_frames else "-noheat"
+    data = _cached(cache, f"train-v{DATA_VERSION}-s{seed}-f{n_frames}{no_heat}", make)
     calib = _cached(cache, f"calib-v{DATA_VERSION}-s{seed}-f{n_frames}", make_calib)
+    real, real_info = None, None
+    if real_dice is not None and "dice" in names:
+        from .real_dice import real_dice_examples
+
+        real, real_info = real_dice_examples(Path(real_dice), seed, log=log)
+        log(f"real dice: {real_info}")
     gen_s = time.time() - t_start
     sizes = {k: len(v) for k, v in data.items()}
     log(f"data: {sizes} in {gen_s:.0f} s")
-    names = [n for n in NAMES if not only or n in only]
     total_share = sum(SHARES[n] for n in names)
     for name in names:
-        model, summary = train_model(name, data, SHARES[name] / total_share * minutes * 60, seed, log)
+        with_real = real if name == "dice" else None
+        model, summary = train_model(name, data, SHARES[name] / total_share * minutes * 60, seed, log, with_real)
         temps = temperatures(name, model, calib)
         log(f"{name}: trained ({summary}), temperature {temps}")
         card = {"command": command, "data": _data_card(n_frames, seed, sizes)}
+        if with_real is not None:
+            card["data"]["real"] = real_info
         export(name, model, out / f"{name}.onnx", temps, card)
         record = {"command": command, "n_frames": n_frames, "seed": seed, "sizes": sizes, "summary": summary,
                   "temperature": temps, "data_s": round(gen_s), "recipe_minutes": minutes}
+        if with_real is not None:
+            record["real_dice"] = real_info | {"path": str(real_dice)}
+        if threads != 2:
+            record["threads"] = threads
         (out / f"{name}.train.json").write_text(json.dumps(record, indent=2) + "\n")
     del data
     result = refresh_cards(out, eval_frames, log)
@@ -458,9 +493,19 @@ def refresh_cards(out: Path, eval_frames: int = 200, log=print) -> dict:
         rec_path = out / f"{name}.train.json"
         if rec_path.exists():
             r = json.loads(rec_path.read_text())
+            real = r.get("real_dice")
+            real_metrics = None
+            if real:
+                from .real_dice import test_metrics
+
+                real_metrics = test_metrics(out, Path(real["path"]))
+                log(f"{name} on real dice: {json.dumps(real_metrics)}")
+                metrics["real_dice"] = real_metrics
             write_card(out, name, r["command"], r["n_frames"], r["seed"], r["sizes"], r["summary"],
-                       r["temperature"], metrics, r["data_s"], r["recipe_minutes"])
-    return {"held_out": metrics, "eval_frames": eval_frames}
+                       r["temperature"], metrics, r["data_s"], r["recipe_minutes"], r.get("threads", 2),
+                       real, real_metrics)
+    return {"held_out": {k: v for k, v in metrics.items() if k != "real_dice"}, "eval_frames": eval_frames} | \
+        ({"real_dice": metrics["real_dice"]} if "real_dice" in metrics else {})
 
 
 def _schemes_text() -> str:
@@ -478,6 +523,9 @@ def _data_card(n_frames: int, seed: int, sizes: dict) -> dict:
             "examples": {k: v for k, v in sizes.items() if k.endswith("_x")}}
 
 
+REAL_DICE_SOURCE = ("Rune55 v3, N3VERS4YDIE/dice-recognition, Roboflow, CC BY 4.0 (`datasets/dices` of "
+                    "https://github.com/N3VERS4YDIE/dice-recognition, commit aab5ae4; the PATH of `--real-dice`)")
+
 DESIGNS = {
     "points": "31-way classifier of a point crop (192x48 BGR, base at the bottom): empty, light 1..15, "
               "dark 1..15. Five 3x3 conv+BN+ReLU layers (16-32-48-48-64 channels, four of stride 2), "
@@ -493,7 +541,8 @@ DESIGNS = {
     "dice_heat": "Fully convolutional die-centre heat-map over the half-resolution board (0.75 px/mm, "
                  "360x513): 3x3 convs 12-24-24-24-24 (two of stride 2, dilations 1, 2, 4), 1x1 to one logit "
                  "per 4 px cell. Trained with CenterNet's focal loss on Gaussian targets at where each die shows.",
-    "dice": "48x48 crop (32 mm at 1.5 px/mm) around each heat-map peak: five conv layers, FC 128; heads: "
+    "dice": "48x48 crop (32 mm at 1.5 px/mm) around each heat-map peak: five conv layers, FC 128 beside the "
+            "64 features averaged over the crop; heads: "
             "7-way (not a die, 1..6) and 4 auxiliary outputs (cocked logit, on-a-checker logit, the die "
             "centre's offset in the crop).",
     "cube": "The three places on the bar (centre, top end turned half round, bottom end), each a 62 mm window "
@@ -503,7 +552,8 @@ DESIGNS = {
 
 
 def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, sizes: dict, summary: dict,
-               temps: list[float], metrics: dict, gen_s: float, minutes: float) -> None:
+               temps: list[float], metrics: dict, gen_s: float, minutes: float, threads: int = 2,
+               real: dict | None = None, real_metrics: dict | None = None) -> None:
     size_kb = (out / f"{name}.onnx").stat().st_size / 1024
     relevant = {"points": ["point_acc", "slot_acc", "exact_position"], "bar": ["bar_acc", "slot_acc"],
                 "tray": ["tray_acc", "slot_acc"], "dice_heat": ["dice_recall", "dice_false_per_frame"],
@@ -513,7 +563,8 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
              f"- file: `models/{name}.onnx`, {size_kb:.0f} KB; input `image`: float32 NCHW, raw BGR 0..255",
              f"- temperature (fitted on the calibration frames, applied by `vision.readers`): {temps}", "",
              "## Recipe", "", "```sh", command, "```", "",
-             f"CPU only (2 cores): rendering {gen_s / 60:.0f} min (once; `--cache` keeps it), then {minutes:g} min "
+             f"CPU only ({threads} {'core' if threads == 1 else 'cores'}): data {gen_s / 60:.0f} min "
+             f"(rendering: once, `--cache` keeps it{'; cutting the real dice' if real else ''}), then {minutes:g} min "
              f"of training shared by the models trained in the command; this model: {summary['steps']} steps "
              f"of batch {summary['batch']} in {summary['seconds']} s "
              f"({summary['examples_seen'] / max(summary['train_examples'], 1):.1f} passes over "
@@ -529,13 +580,33 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
              f"{CALIB_SEED0 + 1000 * seed}.",
              f"- held-out evaluation: scheme {', '.join(HELD_OUT_SCHEMES)} (never trained on), rig seeds from "
              f"{EVAL_SEED0}, corner noise N(0, 2) px, JPEG quality 60 (standard) / 40 (hard).",
-             f"- examples cut: {json.dumps({k: v for k, v in sizes.items() if k.endswith('_x')})}", "",
-             "## Held-out metrics (the whole reader set, through onnxruntime)", "",
+             f"- examples cut: {json.dumps({k: v for k, v in sizes.items() if k.endswith('_x')})}"]
+    if real:
+        lines += [f"- real dice: {REAL_DICE_SOURCE}: the train and valid splits, {real['photos_used']} photos "
+                  f"({real['copies_left_out']} of {real['photos']} left out as copies of test photos, "
+                  f"re-encoded, mirrored or turned), {real['dice_used']} dice, each cut {real['copies_per_die']} "
+                  f"times spanning {real['die_px'][0]:g}-{real['die_px'][1]:g} px of the crop, turned, in slight "
+                  f"perspective, blurred, tinted and JPEG'd, labelled flat and not on a checker; "
+                  f"{real['negatives']} crops of their tables as not a die: {real['examples']} examples, half of "
+                  "every batch (`vision.train.real_dice`). Attribution: Rune55 v3 by a Roboflow user (rune-zkmvl), "
+                  "https://universe.roboflow.com/rune-zkmvl/rune55/dataset/3, CC BY 4.0."]
+    lines += ["", "## Held-out metrics (the whole reader set, through onnxruntime)", "",
              "| metric | standard | hard |", "|---|---|---|"]
     for key in relevant + ["p99_wrong_rate", "ms_per_board"]:
         if key in metrics.get("standard", {}):
             lines.append(f"| {key} | {metrics['standard'][key]} | {metrics['hard'].get(key)} |")
     lines += ["", "All figures: `python tests/bench/bench_readers.py` (JSON; definitions there).", ""]
+    if real_metrics:
+        lines += ["## Real dice (Rune55 test split, never trained on)", "",
+                  f"{real_metrics['photos']} photos; every die cut as `tests/bench/bench_real.py` cuts it "
+                  "(`vision.train.real_dice.box_crop`), spanning the given px of the 48 px crop (24: a 16 mm die "
+                  "on the rectified board; 16-20: 11-13 mm dice, or what is left of a die seen small). All lie flat.",
+                  "", "| die px | dice | values right | called not a die | flat called cocked |",
+                  "|---|---|---|---|---|"]
+        for px, f in real_metrics["by_die_px"].items():
+            lines.append(f"| {px} | {f['dice']} | {f['values_right']} | {f['called_not_a_die']} | "
+                         f"{f['flat_called_cocked']} |")
+        lines += ["", "`python tests/bench/bench_real.py --only dice-rune55 --dice 4000` (JSON).", ""]
     (out / f"{name}.md").write_text("\n".join(lines))
 
 
@@ -544,6 +615,11 @@ def add_arguments(p) -> None:
     p.add_argument("--cache", metavar="DIR", help="keep the rendered examples here (a rerun skips rendering)")
     p.add_argument("--only", nargs="+", choices=NAMES, metavar="MODEL",
                    help=f"train only these ({', '.join(NAMES)}); the others in --out stay as they are")
+    p.add_argument("--real-dice", metavar="PATH",
+                   help="Rune55 (train/, valid/, test/ in YOLO form): the dice classifier also trains on its real "
+                        "dice (train and valid, less copies of test photos; see vision.train.real_dice)")
+    p.add_argument("--threads", type=int, default=2,
+                   help="torch threads and rendering processes (default: %(default)s)")
     p.add_argument("--eval-frames", type=int, default=200,
                    help="held-out frames per profile for the model cards (default: %(default)s)")
 
@@ -551,9 +627,11 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     minutes = args.minutes if args.minutes is not None else 45.0
     command = (f"bgscribe train readers --out {args.out} --minutes {minutes:g} --frames {args.frames} "
-               f"--seed {args.seed}" + (f" --only {' '.join(args.only)}" if args.only else ""))
+               f"--seed {args.seed}" + (f" --only {' '.join(args.only)}" if args.only else "")
+               + (f" --real-dice {args.real_dice}" if args.real_dice else "")
+               + (f" --threads {args.threads}" if args.threads != 2 else ""))
     result = train(Path(args.out), minutes=minutes, n_frames=args.frames, seed=args.seed,
                    eval_frames=args.eval_frames, command=command, cache=Path(args.cache) if args.cache else None,
-                   only=args.only)
+                   only=args.only, real_dice=Path(args.real_dice) if args.real_dice else None, threads=args.threads)
     print(json.dumps(result, indent=2))
     return 0

@@ -178,13 +178,13 @@ def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float
 
 def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, profiles=TRAIN_PROFILES,
            corner_noise: tuple[float, float] = (0.0, 3.0), jpeg: tuple[int, int] = (35, 95),
-           max_dice: int = 4):
+           max_dice: int = 4, die_size: float = 16.0):
     """Rendered frames, ``per_rig`` per rig; profiles cycle with the rig; corner noise (px, sigma)
-    and JPEG quality drawn per frame from the given ranges."""
+    and JPEG quality drawn per frame from the given ranges; dice of ``die_size`` mm."""
     rng = np.random.default_rng([seed, 11])
     for k, rs in enumerate(rig_seeds):
         prof = profiles[k % len(profiles)]
-        rig = Rig.build(prof, rs, SIZE, schemes=schemes)
+        rig = Rig.build(prof, rs, SIZE, schemes=schemes, die_size=die_size)
         for i in range(per_rig):
             scene = sample_scene(rng, rig, max_dice=max_dice)
             noise = float(rng.uniform(*corner_noise))

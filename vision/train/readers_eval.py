@@ -34,22 +34,23 @@ JPEG = {"clean": 90, "standard": 60, "hard": 40}
 PER_RIG = 4
 
 
-def eval_frames(profile: str, n: int, noise: float = 2.0, seed: int = 0, schemes: list[str] | None = None):
+def eval_frames(profile: str, n: int, noise: float = 2.0, seed: int = 0, schemes: list[str] | None = None,
+                die_size: float = 16.0):
     schemes = schemes or HELD_OUT_SCHEMES
     n_rigs = max(1, -(-n // PER_RIG))
     rig_seeds = [EVAL_SEED0 + 1000 * seed + k for k in range(n_rigs)]
     q = JPEG[profile]
     gen = frames(schemes, rig_seeds, PER_RIG, seed + 424242, profiles=(profile,), corner_noise=(noise, noise),
-                 jpeg=(q, q), max_dice=2)
+                 jpeg=(q, q), max_dice=2, die_size=die_size)
     for _, f in zip(range(n), gen):
         yield f
 
 
 def evaluate(models: Path | str | Readers, profile: str, n: int, noise: float = 2.0, seed: int = 0,
-             schemes: list[str] | None = None) -> dict:
+             schemes: list[str] | None = None, die_size: float = 16.0) -> dict:
     readers = models if isinstance(models, Readers) else Readers(models)
     acc = _Acc()
-    for f in eval_frames(profile, n, noise, seed, schemes):
+    for f in eval_frames(profile, n, noise, seed, schemes, die_size):
         t = time.perf_counter()
         slots, dice, cube = readers.read_board(f.rect, f.geom)
         acc.ms.append((time.perf_counter() - t) * 1000)
