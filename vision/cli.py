@@ -91,7 +91,8 @@ def run_read(args) -> int:
 
 
 def add_adapt_arguments(p) -> None:
-    p.add_argument("image", metavar="IMAGE", help="a picture of the board (JPEG, PNG, ...), or a video's frame")
+    p.add_argument("image", metavar="IMAGE", help="a picture of the board (JPEG, PNG, ...: a frame saved from its "
+                                                  "video will do)")
     p.add_argument("--out", required=True, metavar="ADAPTER.json",
                    help="where to write what was learnt (give it to `observe --adapter` and `read --adapter`)")
     p.add_argument("--field", metavar='"x,y x,y x,y x,y"', help="the playing field's corners in the picture")
