@@ -242,6 +242,8 @@ def cmd_demo(args) -> int:
 
 def add_footage_commands(sub) -> None:
     """`capture`, `serve` and `purge`: the capture agent and the server (footage, retention)."""
+    from .hardware_cli import add_tls_options
+
     p = sub.add_parser(
         "capture", help="record one board's camera into segments and send them to the server",
         description="Capture agent for one board: records the camera as H.264 in crash-safe fragmented MP4 "
@@ -259,12 +261,7 @@ def add_footage_commands(sub) -> None:
     p.add_argument("--token", help="the board's ingest token; shown by `ps`, so prefer --token-file or "
                                    "$BGSCRIBE_TOKEN (default)")
     p.add_argument("--token-file", metavar="FILE", help="read the board's ingest token from this file")
-    p.add_argument("--server-fingerprint", metavar="SHA256",
-                   help="https server only: trust exactly the certificate with this SHA-256 fingerprint "
-                        "(`bgscribe make-cert` prints it; default: $BGSCRIBE_SERVER_FINGERPRINT)")
-    p.add_argument("--ca-file", metavar="PEM",
-                   help="https server only: trust certificates signed by (or equal to) this one "
-                        "(default: $BGSCRIBE_CA_FILE, else the system's CAs)")
+    add_tls_options(p)
     p.add_argument("--spool", metavar="DIR",
                    help="local folder for segments not yet confirmed by the server "
                         "(default: ~/.local/share/bgscribe/spool/boardNN, or DIR/.spool with --store)")

@@ -108,32 +108,29 @@ def add_hardware_commands(sub) -> None:
 
 
 def add_tls_options(p) -> None:
-    """How a staff command trusts an https:// server: a pinned fingerprint, or a CA file (default: the system's)."""
+    """How a command trusts an https:// server (the agent and the staff commands alike): a pinned fingerprint, or
+    a CA file (default: the system's CAs)."""
     p.add_argument("--server-fingerprint", metavar="SHA256",
                    help="https server only: trust exactly the certificate with this SHA-256 fingerprint "
                         "(`bgscribe make-cert` prints it; default: $BGSCRIBE_SERVER_FINGERPRINT)")
-    p.add_argument("--ca-file", metavar="FILE", help="https server only: trust certificates signed by this CA "
-                                                     "(or the server's own certificate)")
+    p.add_argument("--ca-file", metavar="PEM",
+                   help="https server only: trust certificates signed by (or equal to) this one "
+                        "(default: $BGSCRIBE_CA_FILE, else the system's CAs)")
 
 
 def server_verify(server: str, args, timeout: float = 10.0):
     """httpx's `verify` for the server: the pinned certificate's context, the CA file, or the system's CAs.
     Raises PermissionError when the server shows another certificate than the pinned one (nothing is sent)."""
-    import ssl
+    from capture.pinning import PinMismatch, server_trust
 
-    pin = getattr(args, "server_fingerprint", None) or os.environ.get("BGSCRIBE_SERVER_FINGERPRINT")
-    if (pin or getattr(args, "ca_file", None)) and not server.startswith("https://"):
+    pin = args.server_fingerprint or os.environ.get("BGSCRIBE_SERVER_FINGERPRINT")
+    ca_file = args.ca_file or os.environ.get("BGSCRIBE_CA_FILE")
+    if (pin or ca_file) and not server.startswith("https://"):
         raise ValueError("--server-fingerprint and --ca-file need an https:// server")
-    if pin:
-        from capture.pinning import PinMismatch, pinned_context
-
-        try:
-            return pinned_context(server, pin, timeout)
-        except PinMismatch as e:
-            raise PermissionError(str(e)) from None
-    if getattr(args, "ca_file", None):
-        return ssl.create_default_context(cafile=args.ca_file)
-    return True
+    try:
+        return server_trust(server, pin, ca_file, timeout)
+    except PinMismatch as e:
+        raise PermissionError(str(e)) from None
 
 
 def _usage(p) -> int:

@@ -40,3 +40,13 @@ def pinned_context(server_url: str, pin: str, timeout: float = 10.0) -> ssl.SSLC
     ctx = ssl.create_default_context(cadata=pem)
     ctx.check_hostname = False  # the pin names the certificate itself, whatever address the agent uses
     return ctx
+
+
+def server_trust(server_url: str, pin: str | None, ca_file: str | None, timeout: float = 10.0):
+    """httpx's `verify` for a client of the server: the pinned certificate's context, the CA file's, or True (the
+    system's CAs). PinMismatch when the server shows another certificate; OSError while it cannot be reached."""
+    if pin:
+        return pinned_context(server_url, pin, timeout)
+    if ca_file:
+        return ssl.create_default_context(cafile=ca_file)
+    return True

@@ -58,20 +58,14 @@ class Client:
         return self._http
 
     def _verify(self):
-        import ssl
+        from .pinning import PinMismatch, server_trust
 
-        if self.pin:
-            from .pinning import PinMismatch, pinned_context
-
-            try:
-                return pinned_context(self.server, self.pin, self.timeout)
-            except PinMismatch as e:
-                raise Rejected(str(e)) from None
-            except OSError as e:
-                raise UploadError(f"server unreachable: {e}") from None
-        if self.ca_file:
-            return ssl.create_default_context(cafile=self.ca_file)
-        return True
+        try:
+            return server_trust(self.server, self.pin, self.ca_file, self.timeout)
+        except PinMismatch as e:
+            raise Rejected(str(e)) from None
+        except OSError as e:
+            raise UploadError(f"server unreachable: {e}") from None
 
     def close(self) -> None:
         if self._http is not None:

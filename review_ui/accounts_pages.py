@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from .api.deps import SessionDep
 from .auth import AuthError, PageLoginDep, change_password, create_user, revoke_sessions, set_disabled
-from .pages import templates
+from .pages import as_sentence, templates
 from .review_models import ROLE_DIRECTOR, ROLES, User, UserSession
 from .services import audit_log, utcnow
 from .setup_pages import PageDirectorDep
@@ -60,7 +60,7 @@ def password_post(request: Request, login: PageLoginDep, session: SessionDep, cu
         change_password(session, login.user, current, new, keep=login)
     except AuthError as e:
         session.rollback()
-        return _page(request, login, session, error=f"{str(e)[:1].upper()}{str(e)[1:]}.", status=422)
+        return _page(request, login, session, error=as_sentence(e), status=422)
     session.commit()
     return _done("password")
 
@@ -87,7 +87,7 @@ def create_post(request: Request, login: PageDirectorDep, session: SessionDep, u
         create_user(session, username, password, role, by=login.user.username)
     except AuthError as e:
         session.rollback()
-        return _page(request, login, session, error=f"{str(e)[:1].upper()}{str(e)[1:]}.", status=422)
+        return _page(request, login, session, error=as_sentence(e), status=422)
     session.commit()
     return _done("created")
 
@@ -105,6 +105,6 @@ def account_post(request: Request, username: str, what: str, login: PageDirector
             raise HTTPException(404, f"no such change: {what}")
     except AuthError as e:
         session.rollback()
-        return _page(request, login, session, error=f"{str(e)[:1].upper()}{str(e)[1:]}.", status=422)
+        return _page(request, login, session, error=as_sentence(e), status=422)
     session.commit()
     return _done({"disable": "disabled", "enable": "enabled", "revoke": "revoked"}[what])

@@ -45,6 +45,12 @@ KIND_LABEL = {"move": "", "double": "Doubles", "take": "Takes", "drop": "Drops",
               "raccoon": "Raccoons", "resign": "Resigns", "timeout": "Time out"}
 
 
+def as_sentence(e: Exception) -> str:
+    """An error's message as the page says it: a capital first, a full stop last."""
+    text = str(e)
+    return f"{text[:1].upper()}{text[1:]}."
+
+
 def _safe_next(next_url: str | None) -> str:
     return next_url if next_url and next_url.startswith("/") and not next_url.startswith("//") else "/"
 
@@ -72,7 +78,7 @@ def login_post(request: Request, session: SessionDep, username: Annotated[str, F
     try:
         user = login(request, session, username, password)
     except LoginThrottled as e:
-        resp = _login_page(request, next, f"{str(e)[:1].upper()}{str(e)[1:]}.", status=429)
+        resp = _login_page(request, next, as_sentence(e), status=429)
         resp.headers["Retry-After"] = str(e.retry_after)
         return resp
     except AuthError:

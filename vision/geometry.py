@@ -55,6 +55,11 @@ class BoardGeometry:
         point_len = float(np.clip(round(point_frac / 0.005) * 0.005, 0.25, 0.6)) * self.inner_h
         return replace(self, bar_w=round(bar_w, 2), point_len=round(point_len, 2))
 
+    def field_shape(self) -> tuple[float, float]:
+        """The bar's share of the playing field's width and a point's share of its height (`with_field_shape`'s
+        inverse)."""
+        return self.bar_w / (12 * self.point_w + self.bar_w), self.point_len / self.inner_h
+
     @property
     def half_w(self) -> float:
         return 6 * self.point_w

@@ -140,8 +140,7 @@ class Observer:
             if anchor is not None:
                 state["anchor"] = anchor.to_json()
             if cal.geom is not None:  # the board's profile: its bar and points (shares of the field)
-                g = cal.geom
-                state["profile"] = [round(g.bar_w / (12 * g.point_w + g.bar_w), 4), round(g.point_len / g.inner_h, 4)]
+                state["profile"] = [round(v, 4) for v in cal.geom.field_shape()]
         return state
 
     def restore(self, state: dict) -> None:

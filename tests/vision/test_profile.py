@@ -34,7 +34,7 @@ def shaped(shape: dict, seed: int = 0):
 
 
 def _shares(g: BoardGeometry) -> tuple[float, float]:
-    return g.bar_w / (12 * g.point_w + g.bar_w), g.point_len / g.inner_h
+    return g.field_shape()
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: ",".join(f"{k}={v:g}" for k, v in s.items()))
