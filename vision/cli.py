@@ -155,7 +155,7 @@ def load_adapter(path: str):
 def board_of_state(path: str) -> tuple:
     """A board state file (`observe --board-state`) -> (its field's corners as now, its profile; each None where
     it holds none). ValueError with what is wrong."""
-    import numpy as np
+    from .observe import field_of_state
 
     try:
         state = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -163,14 +163,11 @@ def board_of_state(path: str) -> tuple:
         raise ValueError(f"{path}: not a board state (JSON: {e})") from None
     if not isinstance(state, dict):
         raise ValueError(f"{path}: not a board state (a JSON object)")
-    corners = state.get("field_now") or state.get("field")
-    field = np.asarray(corners, np.float64) if corners is not None else None
-    if field is not None and field.shape != (4, 2):
-        raise ValueError(f"{path}: the board's field must be four corners x, y")
-    profile = state.get("profile")
-    if profile is not None and (len(profile) != 2 or not all(isinstance(v, (int, float)) for v in profile)):
-        raise ValueError(f"{path}: the board's profile must be [bar share, point share]")
-    return field, (tuple(profile) if profile is not None else None)
+    try:
+        _, now, profile = field_of_state(state)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    return now, profile
 
 
 def _field_of_video(video: str, text: str) -> tuple[tuple, tuple]:

@@ -49,6 +49,22 @@ class ObserveOptions:
     adapter: object = None  # the board's own points head (vision.adapt.PointAdapter: `bgscribe adapt`)
 
 
+def field_of_state(state: dict) -> tuple[np.ndarray | None, np.ndarray | None, tuple | None]:
+    """What a board state (`Observer.board_state`) holds of the board's field: its corners as given, as now
+    (followed through bumps) and its profile, each None where it holds none; ValueError with what is wrong."""
+    field = state.get("field")
+    if field is None:
+        return None, None, None
+    corners = np.asarray(field, np.float64)
+    now = np.asarray(state.get("field_now") or field, np.float64)
+    if corners.shape != (4, 2) or now.shape != (4, 2):
+        raise ValueError("the board's field must be four corners x, y")
+    profile = state.get("profile")
+    if profile is not None and (len(profile) != 2 or not all(isinstance(v, (int, float)) for v in profile)):
+        raise ValueError("the board's profile must be [bar share, point share]")
+    return corners, now, (tuple(profile) if profile is not None else None)
+
+
 def _profile_geometry(profile) -> BoardGeometry | None:
     """(bar share, point share) of a board's field -> its geometry; None without one."""
     if profile is None:
@@ -147,15 +163,11 @@ class Observer:
         self.colours = BoardColours.from_json(state.get("colours") or {})
         self._tray_vote = float(state.get("tray_vote", 0.0))
         self._tray_counts = float(state.get("tray_counts", 0.0))
-        field = state.get("field")
-        if field is None:
+        corners, now, profile = field_of_state(state)
+        if corners is None:
             return
-        corners = np.asarray(field, np.float64)
-        if corners.shape != (4, 2):
-            raise ValueError("the board's field must be four corners x, y")
         anchor = Anchor.from_json(state["anchor"]) if state.get("anchor") else None
-        now = np.asarray(state.get("field_now") or field, np.float64).reshape(4, 2)
-        geom = _profile_geometry(state.get("profile"))
+        geom = _profile_geometry(profile)
         if self.opts.field is None:  # given for this board before: kept, and followed from where it was given
             self.tracker.confirm(now if anchor is not None else corners, anchor, geom)
         elif anchor is not None and same_corners(anchor.field, self.opts.field):
