@@ -93,6 +93,9 @@ def write_footage(folder: Path) -> Path:
     return folder / f"{m.segment_id}.mp4"
 
 
+BOARD_TOKEN = "bench-board-token-1"  # the server refuses tokens under 16 characters
+
+
 def upload_footage(c: TestClient, path: Path, token: str) -> None:
     manifest = json.loads(path.with_suffix(".json").read_text())
     h = {"Authorization": f"Bearer {token}"}
@@ -135,14 +138,14 @@ def main() -> None:
             report = report_for(args.seed)
             with app.state.db.session() as s:
                 ev = create_event(s, "bench")
-                b = register_board(s, 1, "t", ev)
+                b = register_board(s, 1, BOARD_TOKEN, ev)
                 m = create_match(s, ev, b, START, ended_at=datetime(2026, 11, 29, 11))
                 for n in range(2, 25):  # the rest of a 24-board room, one match each
-                    create_match(s, ev, register_board(s, n, f"t{n}", ev), START, f"A{n}", f"B{n}")
+                    create_match(s, ev, register_board(s, n, f"{BOARD_TOKEN}-{n}", ev), START, f"A{n}", f"B{n}")
                 create_user(s, "bench", "bench-password", "staff")
                 load_transcript(s, m, doc_from_report(report), report, None)
                 mid = m.id
-            upload_footage(c, video, "t")
+            upload_footage(c, video, BOARD_TOKEN)
             r = c.post("/api/v1/login", json={"username": "bench", "password": "bench-password"})
             h = {"X-CSRF-Token": r.json()["csrf_token"]}
             t = c.get(f"/api/v1/matches/{mid}/transcript").json()
