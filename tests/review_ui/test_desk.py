@@ -1,0 +1,187 @@
+"""The tournament desk on the real server (real SQLite, migrations): format, draws through the pairing engine,
+the draw held back until the previous round's results are in, swaps and re-draws (audited), results by hand
+and from an approved transcript (a contradicting one refused), official PRs replacing gnubg's, pages, CSV."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from review_ui import desk
+from review_ui.models import Event, Match
+from review_ui.review_models import AuditLog
+from review_ui.services import register_board
+
+from .review_helpers import add_users, login
+
+API = "/api/v1/desk"
+SETUP = "/api/v1/setup"
+
+
+@pytest.fixture
+def dora(client):
+    """dora (director) logged in; the event (boards 7 and 8, plus 9-12) with 8 players, format swiss 3 rounds."""
+    add_users(client.app_state)
+    client.h = login(client, "dora")
+    client.event_id = client.get(f"{SETUP}/events").json()[0]["id"]
+    with client.app_state.db.session() as s:
+        ev = s.get(Event, client.event_id)
+        for n in (9, 10, 11, 12):
+            register_board(s, n, f"board-{n}-token-secret-x", ev)
+        s.commit()
+    for i in range(1, 9):
+        assert client.post(f"{SETUP}/events/{client.event_id}/players", json={"name": f"P{i}"},
+                           headers=client.h).status_code == 201
+    r = client.put(f"{API}/events/{client.event_id}/format", json={"format": "swiss", "rounds": 3}, headers=client.h)
+    assert r.status_code == 200, r.text
+    return client
+
+
+def draw(c, status=201):
+    r = c.post(f"{API}/events/{c.event_id}/draw", json={}, headers=c.h)
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def result(c, match_id, winner, status=200):
+    r = c.put(f"{API}/matches/{match_id}/result", json={"winner": winner}, headers=c.h)
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def test_changes_need_a_director(dora):
+    c = TestClient(dora.app)
+    h = login(c, "ann")  # staff
+    assert c.post(f"{API}/events/{dora.event_id}/draw", json={}, headers=h).status_code == 403
+    assert c.get(f"{API}/events/{dora.event_id}").status_code == 200  # staff read
+    assert TestClient(dora.app).get(f"{API}/events/{dora.event_id}").status_code == 401
+    assert dora.post(f"{API}/events/{dora.event_id}/draw", json={}).status_code == 403  # no CSRF token
+
+
+def test_a_whole_swiss_event_through_the_api(dora):
+    seen = set()
+    for number in (1, 2, 3):
+        rnd = draw(dora)
+        assert rnd["number"] == number and len(rnd["pairings"]) == 4 and not rnd["byes"]
+        assert [p["board"] for p in rnd["pairings"]] == [7, 8, 9, 10]  # fixed tables, top pairing first
+        if number < 3:  # the next round waits for every result
+            r = dora.post(f"{API}/events/{dora.event_id}/draw", json={}, headers=dora.h)
+            assert r.status_code == 422 and "without a result" in r.json()["detail"]
+        for p in rnd["pairings"]:
+            pair = frozenset((p["a"], p["b"]))
+            assert pair not in seen  # no repeat pairing
+            seen.add(pair)
+            result(dora, p["match_id"], min(p["a"], p["b"]))
+    d = dora.get(f"{API}/events/{dora.event_id}").json()
+    assert d["next_round"] is None
+    wins = {st["player"]: st["match_wins"] for st in d["standings"]}
+    assert sum(wins.values()) == 12 and d["standings"][0]["match_wins"] == 3
+    assert d["provisional"] is True  # no PR at all yet
+    assert d["prizes"]["pool"] == 800.0 and sum(d["prizes"]["places"].values()) == 800.0
+    r = dora.post(f"{API}/events/{dora.event_id}/draw", json={}, headers=dora.h)
+    assert r.status_code == 422 and "all 3 rounds" in r.json()["detail"]
+    csv = dora.get(f"{API}/events/{dora.event_id}/rounds/1/pairings.csv").text.splitlines()
+    assert csv[0] == "round,board,player_a,player_b,stage" and len(csv) == 5
+    page = dora.get(f"/events/{dora.event_id}/desk")
+    assert page.status_code == 200 and 'id="standings"' in page.text
+    printed = dora.get(f"/events/{dora.event_id}/rounds/1/print")
+    assert printed.status_code == 200 and "round 1" in printed.text
+    with dora.app_state.db.session() as s:
+        actions = [a.action for a in s.query(AuditLog).all()]
+    assert actions.count("draw_round") == 3 and actions.count("enter_result") == 12
+
+
+def test_swap_and_redraw_are_audited_and_refused_once_a_match_began(dora):
+    rnd = draw(dora)
+    p0, p1 = rnd["pairings"][0], rnd["pairings"][1]
+    r = dora.post(f"{API}/events/{dora.event_id}/rounds/1/swap", json={"player_x": p0["a"], "player_y": p1["a"]},
+                  headers=dora.h)
+    assert r.status_code == 200, r.text
+    after = r.json()["pairings"]
+    assert {after[0]["a"], after[0]["b"]} == {p1["a"], p0["b"]}
+    r = dora.post(f"{API}/events/{dora.event_id}/rounds/1/swap", json={"player_x": "P1", "player_y": "Nobody"},
+                  headers=dora.h)
+    assert r.status_code == 422 and "Nobody is not in round 1" in r.json()["detail"]
+    r = dora.post(f"{API}/events/{dora.event_id}/rounds/1/redraw", headers=dora.h)
+    assert r.status_code == 200
+    again = r.json()["pairings"]
+    result(dora, again[0]["match_id"], again[0]["a"])
+    r = dora.post(f"{API}/events/{dora.event_id}/rounds/1/redraw", headers=dora.h)
+    assert r.status_code == 422 and "has a result" in r.json()["detail"]
+    r = dora.post(f"{API}/events/{dora.event_id}/rounds/1/swap",
+                  json={"player_x": again[0]["a"], "player_y": again[1]["a"]}, headers=dora.h)
+    assert r.status_code == 422 and "has begun" in r.json()["detail"]
+    with dora.app_state.db.session() as s:
+        actions = [a.action for a in s.query(AuditLog).all()]
+    assert "swap_players" in actions and "redraw_round" in actions
+
+
+def approved_transcript(c, match_id: int, a: str, b: str, seed: int = 3) -> str:
+    """An approved transcript of a generated match between a and b on the match; returns its winner."""
+    from review_ui.review_models import Transcript
+    from review_ui.services import utcnow
+    from tournament.results import match_winner
+    from transcriber.generate import GenOptions, random_match
+    from transcriber.record import Move, Resign
+
+    rec = random_match(seed, (a, b), GenOptions(length=7))
+    games = [{"number": g.number, "score": list(g.score), "winner": g.winner, "points": g.points,
+              "actions": [{"kind": type(x).__name__.lower(), "player": x.player,
+                           **({"dice": list(x.dice), "play": x.play} if isinstance(x, Move) else {}),
+                           **({"value": x.value} if isinstance(x, Resign) else {})} for x in g.actions]}
+             for g in rec.games]
+    doc = {"profile": "bmab", "length": 7, "players": [a, b], "meta": {}, "games": games}
+    with c.app_state.db.session() as s:
+        now = utcnow()
+        s.add(Transcript(match_id=match_id, version=1, doc_json=json.dumps(doc), report_json="{}", status="approved",
+                         approved_by="ann", approved_at=now, updated_by="ann", created_at=now, updated_at=now))
+        s.commit()
+    return match_winner(rec)[0]
+
+
+def test_an_approved_transcript_sets_the_result_and_a_contradicting_one_is_refused(dora):
+    rnd = draw(dora)
+    p = rnd["pairings"][0]
+    winner = approved_transcript(dora, p["match_id"], p["a"], p["b"])
+    row = dora.get(f"{API}/events/{dora.event_id}").json()["rounds"][0]["pairings"][0]
+    assert row["winner"] == winner and row["result_source"] == "transcript"
+    loser = p["b"] if winner == p["a"] else p["a"]
+    r = dora.put(f"{API}/matches/{p['match_id']}/result", json={"winner": loser}, headers=dora.h)
+    assert r.status_code == 422
+    assert r.json()["detail"].startswith(f"refused: the transcript has {winner} winning 7-")
+    result(dora, p["match_id"], winner)  # agreeing with it is fine
+    r = dora.put(f"{API}/matches/{p['match_id']}/result", json={"winner": "P99"}, headers=dora.h)
+    assert r.status_code == 422 and "the winner must be" in r.json()["detail"]
+
+
+def test_official_pr_replaces_the_provisional_one(dora):
+    rnd = draw(dora)
+    p = rnd["pairings"][0]
+    result(dora, p["match_id"], p["a"])
+    with dora.app_state.db.session() as s:
+        m = s.get(Match, p["match_id"])
+
+        class A:  # the shape of tournament.pr.Analysis that store_analysis reads
+            ply, decisions = 0, []
+
+            @staticmethod
+            def by_name(n):
+                from tournament.pr import PlayerPR
+                return PlayerPR(n, 9.0 if n == p["a"] else 5.0, 18.0, 100, 90, 10, 0.9, 0.1)
+
+        desk.store_analysis(s, m, A())
+        s.commit()
+    d = dora.get(f"{API}/events/{dora.event_id}").json()
+    row = d["rounds"][0]["pairings"][0]
+    assert row["pr_a"] == {"pr": 9.0, "source": "gnubg", "provisional": True, "error": "", "ply": 0}
+    for who, pr in ((p["a"], 4.0), (p["b"], 6.0)):
+        r = dora.put(f"{API}/matches/{p['match_id']}/official-pr", json={"player": who, "pr": pr}, headers=dora.h)
+        assert r.status_code == 200, r.text
+    d = dora.get(f"{API}/events/{dora.event_id}").json()
+    row = d["rounds"][0]["pairings"][0]
+    assert row["pr_a"]["pr"] == 4.0 and row["pr_a"]["source"] == "bmab" and not row["pr_a"]["provisional"]
+    assert d["cup_points"][p["a"]]["pr"] == 1 and d["cup_points"][p["b"]]["pr"] == 0
+    r = dora.put(f"{API}/matches/{p['match_id']}/official-pr", json={"player": "Nobody", "pr": 3}, headers=dora.h)
+    assert r.status_code == 422
