@@ -79,8 +79,8 @@ class Analysis:
 
 
 def find_gnubg() -> str | None:
-    env = os.environ.get("BGSCRIBE_GNUBG")
-    for c in ((env,) if env else ()) + GNUBG_CANDIDATES:
+    env = os.environ.get("BGSCRIBE_GNUBG")  # set: that one only (or none, if it is not there)
+    for c in (env,) if env else GNUBG_CANDIDATES:
         found = shutil.which(c)
         if found:
             return found

@@ -185,3 +185,45 @@ def test_official_pr_replaces_the_provisional_one(dora):
     assert d["cup_points"][p["a"]]["pr"] == 1 and d["cup_points"][p["b"]]["pr"] == 0
     r = dora.put(f"{API}/matches/{p['match_id']}/official-pr", json={"player": "Nobody", "pr": 3}, headers=dora.h)
     assert r.status_code == 422
+
+
+def _pipeline(c):
+    from review_ui.pipeline import Pipeline
+
+    st = c.app_state
+    return Pipeline(st.db, st.store, st.settings.data_dir, pr_ply=0)
+
+
+@pytest.mark.gnubg
+def test_the_pipeline_analyses_an_approved_match_with_gnubg(dora):
+    from tournament.pr import find_gnubg
+
+    if find_gnubg() is None:
+        pytest.skip("GNU Backgammon (gnubg) is not installed: apt-get install gnubg")
+    rnd = draw(dora)
+    p = rnd["pairings"][0]
+    approved_transcript(dora, p["match_id"], p["a"], p["b"])
+    pipe = _pipeline(dora)
+    while pipe.run_once():
+        pass
+    row = dora.get(f"{API}/events/{dora.event_id}").json()["rounds"][0]["pairings"][0]
+    assert row["pr_a"]["source"] == "gnubg" and row["pr_a"]["provisional"] and row["pr_a"]["ply"] == 0
+    assert row["pr_a"]["pr"] > 0 and row["pr_b"]["pr"] > 0
+    detail = dora.get(f"{API}/matches/{p['match_id']}/pr").json()["prs"]
+    moves = [d for d in detail[0]["analysis"] if d["kind"] == "move" and not d["forced"]]
+    assert moves and all(d["best"] and d["error"] is not None for d in moves)
+    assert not pipe.run_once()  # analysed once, not again
+
+
+def test_a_missing_gnubg_leaves_the_match_without_pr_and_says_so(dora, monkeypatch):
+    monkeypatch.setenv("BGSCRIBE_GNUBG", "/nonexistent/gnubg")
+    rnd = draw(dora)
+    p = rnd["pairings"][0]
+    approved_transcript(dora, p["match_id"], p["a"], p["b"])
+    pipe = _pipeline(dora)
+    while pipe.run_once():
+        pass
+    row = dora.get(f"{API}/events/{dora.event_id}").json()["rounds"][0]["pairings"][0]
+    assert row["pr_a"]["pr"] is None and "not installed" in row["pr_a"]["error"]
+    page = dora.get(f"/events/{dora.event_id}/desk").text
+    assert "no PR: GNU Backgammon is not installed" in page
