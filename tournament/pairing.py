@@ -6,6 +6,12 @@ This module only adapts: it ranks the players by match-win points (the standings
 comes days later, BMAB pairs on wins alone), gives the engine each player's past opponents (symmetric sets, as
 the engine demands) and whether they may still get a bye, and turns the engine's bare RuntimeError ("no
 matching") into a message that names the constraint that blocked it and the alternative taken (or offered).
+
+Among equally good draws (within a score group) the engine picks at random, from its own C++ generator seeded
+by the machine (nothing outside can seed it): a draw from a hat, not repeatable, so every draw is kept as made
+(the server's rounds and audit log). Its standings mode (`power_pairing`, each player ranked apart) would be
+repeatable but pairs the closest ranks first, floating players out of the top group that the score-group mode
+keeps in (the property test in tests/tournament/test_pairing.py found such a draw), so it is not used.
 """
 
 from __future__ import annotations

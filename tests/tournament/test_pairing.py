@@ -107,6 +107,15 @@ def test_a_second_bye_only_when_everybody_has_had_one():
     assert any("gets a second bye" in f for f in draw.forced)
 
 
+def test_the_draw_is_random_within_score_groups():
+    players = [f"P{i:02d}" for i in range(16)]
+    results = [Result(1, f"P{i:02d}", f"P{i + 1:02d}", f"P{i:02d}") for i in range(0, 16, 2)]
+    draws = [swiss_pairing(players, results, 2) for _ in range(12)]
+    assert len({tuple(sorted((p.a, p.b) for p in d.pairings)) for d in draws}) > 6  # a draw from a hat
+    for d in draws:  # 8 winners (even), 8 losers (odd): nobody floats, so nobody meets round 1's opponent
+        assert all(int(p.a[1:]) % 2 == int(p.b[1:]) % 2 for p in d.pairings)
+
+
 def test_bad_input_is_refused_clearly():
     with pytest.raises(PairingError, match="at least 2 players"):
         swiss_pairing(["Ann"], [], 1)
