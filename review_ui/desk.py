@@ -98,11 +98,24 @@ def match_result(s: Session, m: Match) -> tuple[str | None, str]:
         return row.winner, row.source
     rec = transcript_record(s, m)
     if rec is not None:
+        a, b = pairing_names(s, m)
+        if set(rec.players) != {a, b}:  # the decoder's names, not the pairing's: a person must say who is who
+            return None, f"the transcript's players ({rec.players[0]} – {rec.players[1]}) are not {a} – {b}"
         try:
             return match_winner(rec)[0], "transcript"
-        except UnfinishedMatch:
-            return None, ""
+        except UnfinishedMatch as e:
+            return None, str(e)
     return None, ""
+
+
+def pairing_names(s: Session, m: Match) -> tuple[str, str]:
+    """The paired players' names (from the player rows: a transcript loaded on the match renames
+    player1/player2 to the decoder's names)."""
+    names = []
+    for pid, fallback in ((m.player_a_id, m.player1), (m.player_b_id, m.player2)):
+        p = s.get(Player, pid) if pid is not None else None
+        names.append(p.name if p is not None else fallback)
+    return names[0], names[1]
 
 
 def event_state(s: Session, ev: Event) -> EventState:
@@ -111,14 +124,14 @@ def event_state(s: Session, ev: Event) -> EventState:
     for r in setup.rounds(s, ev):
         draw = RoundDraw(r.number)
         for m in setup.round_matches(s, r):
-            draw.pairings.append(Pairing(m.player1, m.player2, m.board.number, m.stage))
+            a, b = pairing_names(s, m)
+            draw.pairings.append(Pairing(a, b, m.board.number, m.stage))
             winner, _src = match_result(s, m)
-            if winner in (m.player1, m.player2):
+            if winner in (a, b):
                 prs = match_prs(s, m)
-                pa, pb = prs.get(m.player1), prs.get(m.player2)
+                pa, pb = prs.get(a), prs.get(b)
                 provisional = not (pa and pb and pa.source == BMAB and pb.source == BMAB)
-                st.results.append(Result(r.number, m.player1, m.player2, winner, pa and pa.pr, pb and pb.pr,
-                                         provisional, m.stage))
+                st.results.append(Result(r.number, a, b, winner, pa and pa.pr, pb and pb.pr, provisional, m.stage))
         for b in s.scalars(select(Bye).where(Bye.round_id == r.id)):
             draw.byes.append(setup_bye(names[b.player_id], b.stage))
             st.results.append(bye_result(r.number, names[b.player_id], b.stage))
@@ -261,11 +274,12 @@ def _round_text(s: Session, r: Round) -> list[str]:
 def enter_result(s: Session, by: str, m: Match, winner: str) -> MatchResult:
     """A director enters a match's winner by hand (audited); refused with the reason when it contradicts the
     match's approved transcript."""
-    if winner not in (m.player1, m.player2) or not winner:
-        raise DeskError(f"the winner must be {m.player1} or {m.player2}, not {winner!r}")
+    a, b = pairing_names(s, m)
+    if winner not in (a, b) or not winner:
+        raise DeskError(f"the winner must be {a} or {b}, not {winner!r}")
     rec = transcript_record(s, m)
     if rec is not None:
-        why = check_result(rec, m.player1, m.player2, winner)
+        why = check_result(rec, a, b, winner)
         if why:
             raise DeskError(f"refused: {why}")
     row = s.get(MatchResult, m.id)
@@ -282,8 +296,9 @@ def enter_result(s: Session, by: str, m: Match, winner: str) -> MatchResult:
 
 def enter_official_pr(s: Session, by: str, m: Match, player: str, pr: float) -> MatchPR:
     """BMAB's official PR for a player of a match; it replaces gnubg's estimate everywhere."""
-    if player not in (m.player1, m.player2):
-        raise DeskError(f"{player!r} does not play match {m.id} ({m.player1} – {m.player2})")
+    a, b = pairing_names(s, m)
+    if player not in (a, b):
+        raise DeskError(f"{player!r} does not play match {m.id} ({a} – {b})")
     if not 0 <= pr <= 200:
         raise DeskError(f"a PR is 0 to 200, not {pr}")
     row = s.scalar(select(MatchPR).where(MatchPR.match_id == m.id, MatchPR.player == player,
@@ -302,7 +317,7 @@ def enter_official_pr(s: Session, by: str, m: Match, player: str, pr: float) -> 
 def store_analysis(s: Session, m: Match, analysis=None, error: str = "") -> None:
     """gnubg's provisional PRs of a match (or the reason there are none), replacing an earlier analysis."""
     s.query(MatchPR).filter(MatchPR.match_id == m.id, MatchPR.source == GNUBG).delete()
-    for name in (m.player1, m.player2):
+    for name in pairing_names(s, m):
         p = analysis.by_name(name) if analysis is not None else None
         decisions = [d for d in (analysis.decisions if analysis else []) if d.player == name]
         s.add(MatchPR(match_id=m.id, player=name, source=GNUBG, pr=p and p.pr, error_rate=p and p.error_rate,
@@ -322,9 +337,10 @@ def desk_json(s: Session, ev: Event) -> dict:
         for m in setup.round_matches(s, r):
             winner, src = match_result(s, m)
             prs = match_prs(s, m)
-            rows.append({"board": m.board.number, "match_id": m.id, "a": m.player1, "b": m.player2,
-                         "stage": m.stage, "winner": winner, "result_source": src,
-                         "pr_a": _pr(prs.get(m.player1)), "pr_b": _pr(prs.get(m.player2))})
+            a, b = pairing_names(s, m)
+            rows.append({"board": m.board.number, "match_id": m.id, "a": a, "b": b, "stage": m.stage,
+                         "winner": winner, "result_source": src if winner else "",
+                         "result_problem": "" if winner else src, "pr_a": _pr(prs.get(a)), "pr_b": _pr(prs.get(b))})
         byes = [p.name for p in s.scalars(select(Player).join(Bye, Bye.player_id == Player.id)
                                           .where(Bye.round_id == r.id))]
         rounds.append({"number": r.number, "starts_at": r.starts_at, "pairings": rows, "byes": byes})
@@ -353,7 +369,7 @@ def pairings_csv(s: Session, r: Round) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["round", "board", "player_a", "player_b", "stage"])
     for m in setup.round_matches(s, r):
-        w.writerow([r.number, m.board.number, m.player1, m.player2, m.stage])
+        w.writerow([r.number, m.board.number, *pairing_names(s, m), m.stage])
     for b in s.scalars(select(Player).join(Bye, Bye.player_id == Player.id).where(Bye.round_id == r.id)):
         w.writerow([r.number, "", b.name, "BYE", "bye"])
     return buf.getvalue()
