@@ -227,3 +227,25 @@ def test_a_missing_gnubg_leaves_the_match_without_pr_and_says_so(dora, monkeypat
     assert row["pr_a"]["pr"] is None and "not installed" in row["pr_a"]["error"]
     page = dora.get(f"/events/{dora.event_id}/desk").text
     assert "no PR: GNU Backgammon is not installed" in page
+
+
+def test_bgscribe_event_pair_standings_prizes_over_the_servers_data(dora, capsys):
+    from bgscribe.cli import main
+
+    data = str(dora.app_state.settings.data_dir)
+    assert main(["event", "pair", "--data", data, "--event", "EPC Leg 3", "--by", "dora", "--json"]) == 0
+    rnd = json.loads(capsys.readouterr().out)
+    assert rnd["number"] == 1 and len(rnd["pairings"]) == 4
+    assert main(["event", "pair", "--data", data, "--event", "EPC Leg 3"]) == 1  # results missing
+    assert "round 1 still has 4 matches without a result" in capsys.readouterr().err
+    for p in rnd["pairings"]:
+        result(dora, p["match_id"], p["a"])
+    assert main(["event", "standings", "--data", data, "--event", str(dora.event_id), "--json"]) == 0
+    st = json.loads(capsys.readouterr().out)
+    assert sorted(s["match_wins"] for s in st["standings"]) == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert main(["event", "prizes", "--data", data, "--event", "EPC Leg 3"]) == 0
+    assert "pool EUR 800.00 (provisional)" in capsys.readouterr().out
+    assert main(["event", "standings", "--data", data, "--event", "Nope"]) == 2
+    assert "no event 'Nope' (events: EPC Leg 3)" in capsys.readouterr().err
+    with dora.app_state.db.session() as s:
+        assert any(a.username == "dora" and a.action == "draw_round" for a in s.query(AuditLog).all())
