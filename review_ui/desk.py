@@ -330,7 +330,8 @@ def store_analysis(s: Session, m: Match, analysis=None, error: str = "") -> None
 def desk_json(s: Session, ev: Event) -> dict:
     """The event's rounds with results and PRs, its standings, Cup points and prizes."""
     st = event_state(s, ev)
-    out = event_json(st) if st.players else {"standings": [], "cup_points": {}, "prizes": {}, "provisional": False}
+    out = event_json(st) if st.players else {"standings": [], "cup_points": {}, "prizes": {}, "provisional": False,
+                                             "ranking_points": {}}
     rounds = []
     for r in setup.rounds(s, ev):
         rows = []
@@ -351,7 +352,8 @@ def desk_json(s: Session, ev: Event) -> dict:
                "waiting_for": [f"{p.a} – {p.b}" for p in waiting]}
     return {"event_id": ev.id, "name": ev.name, "format": ev.desk_format, "swiss_rounds": ev.desk_rounds,
             "rounds_total": st.rounds if ev.desk_format and st.players else None, "next_round": nxt,
-            "rounds": rounds, **{k: out[k] for k in ("standings", "cup_points", "prizes", "provisional")}}
+            "rounds": rounds,
+            **{k: out[k] for k in ("standings", "cup_points", "ranking_points", "prizes", "provisional")}}
 
 
 def _pr(row: MatchPR | None) -> dict | None:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .formats import EventState
-from .points import cup_points
+from .points import cup_points, ranking_points
 from .prizes import prize_split
 
 
@@ -21,5 +21,7 @@ def event_json(ev: EventState) -> dict:
         "cup_points": {c.player: {"win": c.win_points, "pr": c.pr_points, "total": c.total,
                                   "provisional": c.provisional} for c in cups},
         "prizes": prizes.to_json(),
+        # Amberg's ranking points (7 for attending, the match length a match won): for its season table
+        "ranking_points": {r.player: r.total for r in ranking_points(ev.players, ev.results, ev.rules)},
         "provisional": any(st.provisional for st in table),
     }

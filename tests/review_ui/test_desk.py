@@ -249,3 +249,29 @@ def test_bgscribe_event_pair_standings_prizes_over_the_servers_data(dora, capsys
     assert "no event 'Nope' (events: EPC Leg 3)" in capsys.readouterr().err
     with dora.app_state.db.session() as s:
         assert any(a.username == "dora" and a.action == "draw_round" for a in s.query(AuditLog).all())
+
+
+def test_swiss_top4_on_the_server_plays_the_knockout_and_ranks_by_it(dora):
+    r = dora.put(f"{API}/events/{dora.event_id}/format", json={"format": "swiss-top4", "rounds": 3}, headers=dora.h)
+    assert r.status_code == 200
+    for _ in range(3):
+        for p in draw(dora)["pairings"]:
+            result(dora, p["match_id"], min(p["a"], p["b"]))
+    semis = draw(dora)
+    assert [p["stage"] for p in semis["pairings"]] == ["semi-final", "semi-final"]
+    r = dora.post(f"{API}/events/{dora.event_id}/rounds/4/swap",
+                  json={"player_x": semis["pairings"][0]["a"], "player_y": semis["pairings"][1]["a"]}, headers=dora.h)
+    assert r.status_code == 422 and "knockout pairings follow the bracket" in r.json()["detail"]
+    for p in semis["pairings"]:
+        result(dora, p["match_id"], p["b"])
+    last = draw(dora)
+    final = next(p for p in last["pairings"] if p["stage"] == "final")
+    third = next(p for p in last["pairings"] if p["stage"] == "third-place")
+    assert {final["a"], final["b"]} == {p["b"] for p in semis["pairings"]}
+    result(dora, final["match_id"], final["a"])
+    result(dora, third["match_id"], third["b"])
+    d = dora.get(f"{API}/events/{dora.event_id}").json()
+    assert [s["player"] for s in d["standings"][:4]] == [final["a"], final["b"], third["b"], third["a"]]
+    assert d["ranking_points"][final["a"]] == 7 + 7 * sum(
+        1 for r in d["rounds"] for p in r["pairings"] if p["winner"] == final["a"])
+    assert 'id="ranking-points"' in dora.get(f"/events/{dora.event_id}/desk").text
