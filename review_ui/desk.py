@@ -314,6 +314,55 @@ def enter_official_pr(s: Session, by: str, m: Match, player: str, pr: float) -> 
     return row
 
 
+def import_official_prs(s: Session, by: str, ev: Event, text: str) -> int:
+    """BMAB's official PRs from a CSV (`round,player,pr`; `,` `;` or tab): all lines or none, every problem by
+    line (setup.CsvImportError). Returns how many were entered."""
+    import csv
+    import io
+
+    from .setup import CsvImportError, LineError
+
+    text = text.lstrip("\ufeff")
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    reader = csv.reader(io.StringIO(text), delimiter=max(",;\t", key=first.count))
+    header, rows, errors = None, [], []
+    by_round = {r.number: r for r in setup.rounds(s, ev)}
+    for row in reader:
+        line = reader.line_num
+        if not any(c.strip() for c in row):
+            continue
+        if header is None:
+            header = [c.strip().lower() for c in row]
+            missing = [c for c in ("round", "player", "pr") if c not in header]
+            if missing:
+                raise CsvImportError([LineError(line, f"missing column {', '.join(missing)} "
+                                                      "(expected round,player,pr)")])
+            continue
+        cells = dict(zip(header, (c.strip() for c in row), strict=False))
+        try:
+            number, pr = int(cells.get("round", "")), float(cells.get("pr", "").replace(",", "."))
+        except ValueError:
+            errors.append(LineError(line, f"round {cells.get('round')!r} or PR {cells.get('pr')!r} is not a number"))
+            continue
+        r = by_round.get(number)
+        m = r and next((m for m in setup.round_matches(s, r) if cells.get("player") in pairing_names(s, m)), None)
+        if m is None:
+            errors.append(LineError(line, f"{cells.get('player')!r} has no match in round {number}"))
+            continue
+        if not 0 <= pr <= 200:
+            errors.append(LineError(line, f"a PR is 0 to 200, not {pr}"))
+            continue
+        rows.append((m, cells["player"], pr))
+    if header is None:
+        errors.append(LineError(1, "the file is empty (expected a header: round,player,pr)"))
+    if errors:
+        raise CsvImportError(errors)
+    for m, player, pr in rows:
+        enter_official_pr(s, by, m, player, pr)
+    audit_log(s, by, "import_official_prs", f"event {ev.id}", "", f"{len(rows)} PRs from CSV")
+    return len(rows)
+
+
 def store_analysis(s: Session, m: Match, analysis=None, error: str = "") -> None:
     """gnubg's provisional PRs of a match (or the reason there are none), replacing an earlier analysis."""
     s.query(MatchPR).filter(MatchPR.match_id == m.id, MatchPR.source == GNUBG).delete()

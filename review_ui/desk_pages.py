@@ -27,11 +27,16 @@ def _event(s: Session, event_id: int) -> Event:
     return ev
 
 
-def _desk_page(request: Request, login, s: Session, ev: Event, error: str = "", notes=(), status: int = 200):
+SECTIONS = {"standings": "Standings", "cup-points": "Cup points", "ranking-points": "Ranking points",
+            "prizes": "Prizes"}
+
+
+def _desk_page(request: Request, login, s: Session, ev: Event, error: str = "", notes=(), status: int = 200,
+               only: str | None = None):
     return templates.TemplateResponse(request, "desk.html", {
         "login": login, "ev": ev, "d": desk.desk_json(s, ev), "error": error, "notes": list(notes),
-        "director": login.user.role == ROLE_DIRECTOR, "formats": ("swiss", "swiss-top4", "cup")},
-        status_code=status)
+        "director": login.user.role == ROLE_DIRECTOR, "formats": ("swiss", "swiss-top4", "cup"), "only": only,
+        "sections": SECTIONS}, status_code=status)
 
 
 @router.get("/events/{event_id}/desk", response_class=HTMLResponse)
@@ -49,6 +54,14 @@ def _act(request, login, session, ev, fn):
     if notes:
         return _desk_page(request, login, session, ev, notes=notes)
     return RedirectResponse(f"/events/{ev.id}/desk", status_code=303)
+
+
+@router.get("/events/{event_id}/desk/{section}", response_class=HTMLResponse)
+def section_page(request: Request, event_id: int, section: str, login: PageLoginDep, session: SessionDep):
+    """One table of the desk on a page of its own (standings, cup-points, ranking-points, prizes)."""
+    if section not in SECTIONS:
+        raise HTTPException(404, f"no desk page {section!r}")
+    return _desk_page(request, login, session, _event(session, event_id), only=section)
 
 
 @router.post("/events/{event_id}/desk/format")

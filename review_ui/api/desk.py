@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
@@ -150,6 +150,37 @@ def put_official_pr(match_id: int, body: PrIn, login: DirectorDep, session: Sess
         raise _fail(session, e) from None
     session.commit()
     return {"match_id": m.id, "player": body.player, "pr": body.pr, "source": "bmab"}
+
+
+@router.post("/events/{event_id}/official-prs.csv")
+async def post_official_prs(event_id: int, request: Request, login: DirectorDep, session: SessionDep):
+    """BMAB's official PRs from a CSV (`round,player,pr`): all lines or none, 422 with the errors by line."""
+    from .setup import csv_text
+
+    ev = _event(session, event_id)
+    text = await csv_text(request)
+    try:
+        n = desk.import_official_prs(session, login.user.username, ev, text)
+    except setup.CsvImportError as e:
+        session.rollback()
+        raise HTTPException(422, {"message": str(e), "errors": [{"line": x.line, "message": x.message}
+                                                                for x in e.errors]}) from None
+    except desk.DeskError as e:
+        raise _fail(session, e) from None
+    session.commit()
+    return {"imported": n}
+
+
+SECTIONS = ("standings", "cup_points", "ranking_points", "prizes")
+
+
+@router.get("/events/{event_id}/{section}")
+def get_section(event_id: int, section: str, login: LoginDep, session: SessionDep):
+    """One table of the desk: standings, cup_points, ranking_points or prizes (with `provisional`)."""
+    if section not in SECTIONS:
+        raise HTTPException(404, f"no {section!r}; one of {', '.join(SECTIONS)}")
+    d = desk.desk_json(session, _event(session, event_id))
+    return {section: d[section], "provisional": d["provisional"]}
 
 
 @router.get("/matches/{match_id}/pr")

@@ -275,3 +275,46 @@ def test_swiss_top4_on_the_server_plays_the_knockout_and_ranks_by_it(dora):
     assert d["ranking_points"][final["a"]] == 7 + 7 * sum(
         1 for r in d["rounds"] for p in r["pairings"] if p["winner"] == final["a"])
     assert 'id="ranking-points"' in dora.get(f"/events/{dora.event_id}/desk").text
+
+
+def test_desk_pages_draw_and_enter_results_by_form(dora):
+    csrf = dora.h["X-CSRF-Token"]
+    r = dora.post(f"/events/{dora.event_id}/desk/draw", data={"csrf_token": csrf}, follow_redirects=False)
+    assert r.status_code == 303
+    again = dora.post(f"/events/{dora.event_id}/desk/draw", data={"csrf_token": csrf})
+    assert again.status_code == 422 and "without a result" in again.text
+    d = dora.get(f"{API}/events/{dora.event_id}").json()
+    p = d["rounds"][0]["pairings"][0]
+    winner = approved_transcript(dora, p["match_id"], p["a"], p["b"])
+    loser = p["b"] if winner == p["a"] else p["a"]
+    r = dora.post(f"/events/{dora.event_id}/desk/matches/{p['match_id']}/result",
+                  data={"csrf_token": csrf, "winner": loser})
+    assert r.status_code == 422 and f"Refused: the transcript has {winner} winning" in r.text
+    staff = TestClient(dora.app)
+    h = login(staff, "ann")
+    assert staff.post(f"/events/{dora.event_id}/desk/draw", data={"csrf_token": h["X-CSRF-Token"]}).status_code == 403
+    for section, marker in (("standings", 'id="standings"'), ("cup-points", 'id="cup-points"'),
+                            ("ranking-points", 'id="ranking-points"'), ("prizes", "Pool EUR")):
+        page = staff.get(f"/events/{dora.event_id}/desk/{section}")
+        assert page.status_code == 200 and marker in page.text and 'id="draw"' not in page.text
+    assert staff.get(f"/events/{dora.event_id}/desk/nothing").status_code == 404
+    for section in ("standings", "cup_points", "ranking_points", "prizes"):
+        body = staff.get(f"{API}/events/{dora.event_id}/{section}").json()
+        assert section in body and body["provisional"] is True
+
+
+def test_official_prs_import_from_a_csv_all_or_nothing(dora):
+    rnd = draw(dora)
+    a, b = rnd["pairings"][0]["a"], rnd["pairings"][0]["b"]
+    url = f"{API}/events/{dora.event_id}/official-prs.csv"
+    bad = f"round,player,pr\n1,{a},4.5\n1,Nobody,3\n2,{b},3\n1,{b},x\n"
+    r = dora.post(url, content=bad, headers={**dora.h, "Content-Type": "text/csv"})
+    assert r.status_code == 422
+    errors = r.json()["detail"]["errors"]
+    assert [e["line"] for e in errors] == [3, 4, 5] and "'Nobody' has no match in round 1" in errors[0]["message"]
+    assert dora.get(f"{API}/matches/{rnd['pairings'][0]['match_id']}/pr").json()["prs"] == []  # nothing entered
+    csv = f"round;player;pr\n1;{a};4,5\n1;{b};7.25\n"  # a spreadsheet's semicolons and decimal comma
+    r = dora.post(url, content=csv, headers={**dora.h, "Content-Type": "text/csv"})
+    assert r.status_code == 200 and r.json() == {"imported": 2}
+    row = dora.get(f"{API}/events/{dora.event_id}").json()["rounds"][0]["pairings"][0]
+    assert row["pr_a"]["pr"] == 4.5 and row["pr_b"]["pr"] == 7.25 and row["pr_a"]["source"] == "bmab"
