@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from tournament.formats import EventState, RoundNotReady
 from tournament.model import FORMATS, EventRules, Pairing, Result, RoundDraw, bye_result
+from tournament.model import Bye as DrawBye
 from tournament.pairing import PairingError, assign_boards, opponents
 from tournament.report import event_json
 from tournament.results import UnfinishedMatch, check_result, match_winner
@@ -133,16 +134,10 @@ def event_state(s: Session, ev: Event) -> EventState:
                 provisional = not (pa and pb and pa.source == BMAB and pb.source == BMAB)
                 st.results.append(Result(r.number, a, b, winner, pa and pa.pr, pb and pb.pr, provisional, m.stage))
         for b in s.scalars(select(Bye).where(Bye.round_id == r.id)):
-            draw.byes.append(setup_bye(names[b.player_id], b.stage))
+            draw.byes.append(DrawBye(names[b.player_id], b.stage))
             st.results.append(bye_result(r.number, names[b.player_id], b.stage))
         st.draws.append(draw)
     return st
-
-
-def setup_bye(name: str, stage: str):
-    from tournament.model import Bye as DrawBye
-
-    return DrawBye(name, stage)
 
 
 def _check_desk(ev: Event) -> None:
