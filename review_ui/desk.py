@@ -411,11 +411,14 @@ def pairings_csv(s: Session, r: Round) -> str:
     import csv
     import io
 
+    def cell(name: str) -> str:  # a spreadsheet runs a cell that starts like a formula: quote it
+        return f"'{name}" if name[:1] in ("=", "+", "-", "@") else name
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["round", "board", "player_a", "player_b", "stage"])
     for m in setup.round_matches(s, r):
-        w.writerow([r.number, m.board.number, *pairing_names(s, m), m.stage])
+        w.writerow([r.number, m.board.number, *map(cell, pairing_names(s, m)), m.stage])
     for b in s.scalars(select(Player).join(Bye, Bye.player_id == Player.id).where(Bye.round_id == r.id)):
-        w.writerow([r.number, "", b.name, "BYE", "bye"])
+        w.writerow([r.number, "", cell(b.name), "BYE", "bye"])
     return buf.getvalue()

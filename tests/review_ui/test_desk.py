@@ -318,3 +318,39 @@ def test_official_prs_import_from_a_csv_all_or_nothing(dora):
     assert r.status_code == 200 and r.json() == {"imported": 2}
     row = dora.get(f"{API}/events/{dora.event_id}").json()["rounds"][0]["pairings"][0]
     assert row["pr_a"]["pr"] == 4.5 and row["pr_b"]["pr"] == 7.25 and row["pr_a"]["source"] == "bmab"
+
+
+def test_page_forms_need_the_csrf_token(dora):
+    r = dora.post(f"/events/{dora.event_id}/desk/draw", data={})
+    assert r.status_code == 403
+    with dora.app_state.db.session() as s:
+        assert not desk.event_state(s, s.get(Event, dora.event_id)).draws
+
+
+def test_a_cup_on_the_server_with_its_consolation_bracket(dora):
+    assert dora.put(f"{API}/events/{dora.event_id}/format", json={"format": "cup"}, headers=dora.h).status_code == 200
+    stages = []
+    while True:
+        r = dora.post(f"{API}/events/{dora.event_id}/draw", json={}, headers=dora.h)
+        if r.status_code == 422:
+            assert "all 3 rounds are drawn" in r.json()["detail"]
+            break
+        rnd = r.json()
+        stages.append(sorted({p["stage"] for p in rnd["pairings"]}))
+        assert len({p["board"] for p in rnd["pairings"]}) == len(rnd["pairings"])
+        for p in rnd["pairings"]:
+            result(dora, p["match_id"], min(p["a"], p["b"]))
+    assert stages == [["cup"], ["consolation", "cup"], ["consolation", "cup"]]
+    d = dora.get(f"{API}/events/{dora.event_id}").json()
+    assert d["standings"][0]["player"] == "P1" and d["standings"][1]["place"] == 2
+    assert [s["place"] for s in d["standings"]][2:4] == [3, 3]  # the semi-final losers share 3rd
+
+
+def test_a_name_that_looks_like_a_formula_is_quoted_in_the_csv(dora):
+    r = dora.post(f"{SETUP}/events/{dora.event_id}/players", json={"name": "=cmd"}, headers=dora.h)
+    assert r.status_code == 201
+    r = dora.put(f"{API}/events/{dora.event_id}/format", json={"format": "swiss", "rounds": 1}, headers=dora.h)
+    assert r.status_code == 200
+    draw(dora)
+    text = dora.get(f"{API}/events/{dora.event_id}/rounds/1/pairings.csv").text
+    assert "'=cmd" in text and ",=cmd" not in text
