@@ -371,6 +371,19 @@ def store_analysis(s: Session, m: Match, analysis=None, error: str = "") -> None
     s.flush()
 
 
+def gnubg_decision(s: Session, match_id: int, game: int, action: int, kind: str) -> dict | None:
+    """gnubg's view of one action of the match (1-based game and action, as the transcript numbers them):
+    {"best", "played", "error", "skill", "ply"}, or None where it has none (not analysed, or its list of the
+    game's actions does not line up with the transcript's there)."""
+    for row in s.scalars(select(MatchPR).where(MatchPR.match_id == match_id, MatchPR.source == GNUBG)):
+        if not row.analysis_json:
+            continue
+        for d in json.loads(row.analysis_json):
+            if d.get("game") == game and d.get("move") == action and d.get("kind") == kind:
+                return {**{k: d.get(k) for k in ("best", "played", "error", "skill", "forced")}, "ply": row.ply}
+    return None
+
+
 def desk_json(s: Session, ev: Event) -> dict:
     """The event's rounds with results and PRs, its standings, Cup points and prizes."""
     st = event_state(s, ev)

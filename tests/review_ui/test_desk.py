@@ -14,7 +14,7 @@ from review_ui.models import Event, Match
 from review_ui.review_models import AuditLog
 from review_ui.services import register_board
 
-from .review_helpers import add_users, login
+from .review_helpers import add_users, login, report_of
 
 API = "/api/v1/desk"
 SETUP = "/api/v1/setup"
@@ -122,17 +122,12 @@ def approved_transcript(c, match_id: int, a: str, b: str, seed: int = 3) -> str:
     """An approved transcript of a generated match between a and b on the match; returns its winner."""
     from review_ui.review_models import Transcript
     from review_ui.services import utcnow
+    from review_ui.transcripts import doc_from_report
     from tournament.results import match_winner
     from transcriber.generate import GenOptions, random_match
-    from transcriber.record import Move, Resign
 
     rec = random_match(seed, (a, b), GenOptions(length=7))
-    games = [{"number": g.number, "score": list(g.score), "winner": g.winner, "points": g.points,
-              "actions": [{"kind": type(x).__name__.lower(), "player": x.player,
-                           **({"dice": list(x.dice), "play": x.play} if isinstance(x, Move) else {}),
-                           **({"value": x.value} if isinstance(x, Resign) else {})} for x in g.actions]}
-             for g in rec.games]
-    doc = {"profile": "bmab", "length": 7, "players": [a, b], "meta": {}, "games": games}
+    doc = doc_from_report(report_of(rec))  # the document the review API keeps for an upload
     with c.app_state.db.session() as s:
         now = utcnow()
         s.add(Transcript(match_id=match_id, version=1, doc_json=json.dumps(doc), report_json="{}", status="approved",
@@ -213,6 +208,9 @@ def test_the_pipeline_analyses_an_approved_match_with_gnubg(dora):
     moves = [d for d in detail[0]["analysis"] if d["kind"] == "move" and not d["forced"]]
     assert moves and all(d["best"] and d["error"] is not None for d in moves)
     assert not pipe.run_once()  # analysed once, not again
+    worst = max(moves, key=lambda d: d["error"])  # the review page shows gnubg's view of the action
+    page = dora.get(f"/matches/{p['match_id']}?g={worst['game']}&a={worst['move']}").text
+    assert 'id="gnubg-view"' in page and f"best {worst['best']}, this loses {worst['error']:.3f} equity" in page
 
 
 def test_a_missing_gnubg_leaves_the_match_without_pr_and_says_so(dora, monkeypatch):

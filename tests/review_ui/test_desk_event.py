@@ -18,22 +18,11 @@ from review_ui.services import register_board
 from tournament.pr import find_gnubg
 from tournament.results import match_winner
 from transcriber.generate import GenOptions, random_match
-from transcriber.record import Move, Resign
 
-from .review_helpers import add_users, login
+from .review_helpers import add_users, login, report_of
 
 SLOW = os.environ.get("BGSCRIBE_SLOW_TESTS") == "1"
 PLAYERS, ROUNDS = (48, 6) if SLOW else (16, 4)
-
-
-def report_of(record) -> dict:
-    """The decoder's report shape (`bgscribe transcribe --report`) for a match record, with no flags."""
-    games = [{"number": g.number, "score": list(g.score), "winner": g.winner, "points": g.points,
-              "actions": [{"kind": type(x).__name__.lower(), "player": x.player,
-                           **({"dice": list(x.dice), "play": x.play} if isinstance(x, Move) else {}),
-                           **({"value": x.value} if isinstance(x, Resign) else {})} for x in g.actions]}
-             for g in record.games]
-    return {"players": list(record.players), "length": record.length, "games": games, "flags": []}
 
 
 @pytest.mark.gnubg
