@@ -100,7 +100,7 @@ def cmd_event_simulate(args) -> int:
         print(json.dumps(out, indent=1))
         return 0
     for st in out["standings"][:8]:
-        print(f"{st['place']:>3}{'=' if st['shared'] else ' '} {st['player']}: {st['match_wins']} wins, "
-              f"PR {st['avg_pr']}")
+        print(f"{st['place']:>3}{'=' if st['shared'] else ' '} {st['player']}: {st['match_wins']} "
+              f"win{'s' * (st['match_wins'] != 1)}, PR {st['avg_pr']}")
     print("prizes:", ", ".join(f"{p} EUR {v:.2f}" for p, v in out["prizes"]["places"].items()))
     return 0
