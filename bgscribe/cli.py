@@ -132,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
 
     add_hardware_commands(sub)  # hardware plan / markers, check-camera, register-board
 
+    from .event_cli import add_event_commands
+
+    add_event_commands(sub)  # pr, event simulate / pair / standings / prizes
+
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

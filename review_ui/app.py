@@ -57,7 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             from .pipeline import Pipeline
 
             app.state.pipeline = Pipeline(app.state.db, app.state.store, settings.data_dir,
-                                          settings.pipeline_poll_seconds)
+                                          settings.pipeline_poll_seconds, settings.pr_ply)
             app.state.pipeline.start()
         task = None
         if settings.purge_interval_seconds > 0:

@@ -30,6 +30,8 @@ class Settings(BaseSettings):
     purge_interval_seconds: float = Field(300.0, description="how often the server applies retention (0: never)")
     pipeline: bool = Field(True, description="observe and transcribe arriving footage in the background")
     pipeline_poll_seconds: float = Field(2.0, description="how often the pipeline looks for new work")
+    pr_ply: int = Field(2, ge=0, le=3, description="GNU Backgammon's analysis depth for the provisional PR of an "
+                                                   "approved match (2: ~20 s an 11-point match; 0: ~1 s)")
     host: str = "127.0.0.1"
     port: int = 8000
     max_segment_bytes: int = Field(2 << 30, description="largest segment accepted")

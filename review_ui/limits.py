@@ -44,7 +44,7 @@ RULES = (
     Rule("POST", re.compile(r"/api/v1/ingest/boards/\d+/heartbeat"), 3 * MIB, BOARD),  # a 2 MB preview, base64
     Rule("*", re.compile(r"/api/v1/ingest/boards/\d+/.*"), 64 * KIB, BOARD),  # manifests
     Rule("POST", re.compile(r"/api/v1/matches/\d+/transcript"), 41 * MIB, LOGIN),  # report and .mat, 20 MB each
-    Rule("POST", re.compile(r".*/pairings\.csv"), 2 * MIB, LOGIN),
+    Rule("POST", re.compile(r".*/(pairings|official-prs)\.csv"), 2 * MIB, LOGIN),
     Rule("*", re.compile(r".*"), 256 * KIB, LOGIN),  # every other JSON or form body
 )
 _BOARD = re.compile(r"/api/v1/ingest/boards/(\d+)/")

@@ -46,6 +46,10 @@ class Event(Base):
     # Event set-up (review_ui/setup.py): a key of transcriber.record.PROFILES and the match length (0: money).
     rules_profile: Mapped[str] = mapped_column(String(16), default="bmab", server_default="bmab")
     match_length: Mapped[int] = mapped_column(Integer, default=7, server_default="7")
+    # The tournament desk (review_ui/desk.py): the format (None: pairings entered by hand only), Swiss rounds, fee.
+    desk_format: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    desk_rounds: Mapped[int] = mapped_column(Integer, default=6, server_default="6")
+    entry_fee: Mapped[int] = mapped_column(Integer, default=100, server_default="100")
 
     boards: Mapped[list[Board]] = relationship(back_populates="event")
 
@@ -95,6 +99,8 @@ class Match(Base):
                                                     nullable=True)
     player_b_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", name="fk_matches_player_b_id"),
                                                     nullable=True)
+
+    stage: Mapped[str] = mapped_column(String(16), default="swiss", server_default="swiss")  # tournament.formats
 
     event: Mapped[Event] = relationship()
     board: Mapped[Board] = relationship()
@@ -164,5 +170,5 @@ class PurgeLog(Base):
 
 
 # The review page's tables (accounts, transcripts, audit log) share this metadata and its migrations.
-from . import review_models, setup_models  # noqa: E402, F401
+from . import desk_models, review_models, setup_models  # noqa: E402, F401
 from .setup_models import Player, Round  # noqa: E402, F401

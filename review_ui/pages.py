@@ -167,6 +167,9 @@ def review_page(request: Request, match_id: int, login: PageLoginDep, session: S
         "locked": t.status != "needs_review",
         **_camera(match_id, match_segments(session, match_id), act, doc, next_flag),
     }
+    from .desk import gnubg_decision  # the approved match's provisional analysis (tournament desk)
+
+    ctx["gnubg"] = gnubg_decision(session, match_id, gi + 1, ai + 1, act["kind"])
     return templates.TemplateResponse(request, "review.html", ctx)
 
 

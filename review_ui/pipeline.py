@@ -8,6 +8,10 @@ A worker thread in the server process takes one job at a time from the `pipeline
 - `transcribe`: every observed segment of a match, shifted to match time and joined, decoded into the
   score so far; once the match is over (the decoder sees it won, or staff set its end), the transcript
   is loaded for review. A transcript staff have already edited is never replaced.
+- `pr`: an approved transcript's .mat analysed by GNU Backgammon (tournament/pr.py: gnubg runs as a child
+  process, never inside the server) into each player's provisional PR and every decision's error and best
+  play, kept for the tournament desk (review_ui/desk.py); a missing or failing gnubg leaves the match
+  without PR, the reason kept where the desk page shows it. Approved again after a reopen: analysed again.
 
 Every job is a row that is committed before and after the work, so a restart resumes what was running and
 never repeats what is done; the same inputs are never transcribed twice.
@@ -31,7 +35,7 @@ from transcriber.observation import FrameObservation
 
 from .board_field import board_field
 from .models import Event, Match, Segment
-from .pipeline_models import DONE, FAILED, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
+from .pipeline_models import ANALYSE, DONE, FAILED, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
 from .review_models import STATUS_NEEDS_REVIEW, Transcript, TranscriptRevision
 from .services import utcnow
 
@@ -101,8 +105,9 @@ def _job(s: Session, **where) -> PipelineJob | None:
 
 
 class Pipeline:
-    def __init__(self, db, store, data_dir: Path, poll_seconds: float = 2.0):
+    def __init__(self, db, store, data_dir: Path, poll_seconds: float = 2.0, pr_ply: int = 2):
         self.db = db
+        self.pr_ply = pr_ply  # gnubg's depth for the provisional PR (2: ~20 s an 11-point match; 0: ~1 s)
         self.store = store
         self.data_dir = Path(data_dir)
         self.poll = poll_seconds
@@ -161,7 +166,8 @@ class Pipeline:
             job.state, job.started_at, job.attempts = RUNNING, utcnow(), job.attempts + 1
             s.commit()
             try:
-                result = self._observe(s, job) if job.kind == OBSERVE else self._transcribe(s, job)
+                work = {OBSERVE: self._observe, TRANSCRIBE: self._transcribe, ANALYSE: self._analyse}[job.kind]
+                result = work(s, job)
             except Exception as e:  # noqa: BLE001 - every failure is recorded on the job
                 if self.stop_event.is_set():
                     return False  # stopped mid-job: stays running, resumed at the next start
@@ -204,6 +210,13 @@ class Pipeline:
             if last is not None and (last.inputs == inputs or last.state in (QUEUED, RUNNING)):
                 continue
             s.add(PipelineJob(kind=TRANSCRIBE, match_id=m.id, state=QUEUED, attempts=0, inputs=inputs,
+                              result_json="", error="", created_at=utcnow()))
+        for t in s.scalars(select(Transcript).where(Transcript.status.in_(("approved", "submitted")))):
+            inputs = f"transcript v{t.version}"  # re-approved after a reopen: analysed again
+            last = _job(s, kind=ANALYSE, match_id=t.match_id)
+            if last is not None and (last.inputs == inputs or last.state in (QUEUED, RUNNING)):
+                continue
+            s.add(PipelineJob(kind=ANALYSE, match_id=t.match_id, state=QUEUED, attempts=0, inputs=inputs,
                               result_json="", error="", created_at=utcnow()))
         s.commit()
 
@@ -286,6 +299,31 @@ class Pipeline:
         log.info("pipeline: match %d transcribed: %d games, %d actions, %d flags (%s)", m.id, result["games"],
                  result["actions"], result["flags"], result["transcript"])
         return result
+
+    def _analyse(self, s: Session, job: PipelineJob) -> dict:
+        import tempfile
+
+        from tournament.pr import GnubgError, analyse_mat
+
+        from .desk import store_analysis
+        from .transcripts import mat_text
+
+        m = s.get(Match, job.match_id)
+        t = s.scalar(select(Transcript).where(Transcript.match_id == job.match_id))
+        if m is None or t is None:
+            raise JobError("the match or its transcript is gone")
+        with tempfile.TemporaryDirectory(prefix="bgscribe-pr-") as tmp:
+            path = Path(tmp) / "match.mat"
+            path.write_text(mat_text(json.loads(t.doc_json)))
+            try:
+                analysis = analyse_mat(path, ply=self.pr_ply)
+            except GnubgError as e:
+                store_analysis(s, m, None, str(e))  # the desk page says why there is no PR
+                s.commit()
+                raise JobError(str(e)) from None
+        store_analysis(s, m, analysis)
+        return {"ply": analysis.ply, "seconds": round(analysis.seconds, 2),
+                "pr": {p.name: round(p.pr, 2) for p in analysis.players}}
 
     def match_observations(self, s: Session, m: Match) -> list[FrameObservation]:
         """The match's observations in match time: each segment's shifted by its start after the first's."""

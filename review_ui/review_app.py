@@ -15,17 +15,20 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 def add_review(app: FastAPI) -> None:
     from urllib.parse import quote
 
-    from . import accounts_pages, field_pages, pages, setup_pages
+    from . import accounts_pages, desk_pages, field_pages, pages, setup_pages
+    from .api import desk as desk_api
     from .api import footage, live, review
     from .api import setup as setup_api
     from .auth import LoginRequired
 
     app.include_router(review.router)
     app.include_router(setup_api.router)
+    app.include_router(desk_api.router)
     app.include_router(footage.router)
     app.include_router(live.router)
     app.include_router(pages.router)
     app.include_router(setup_pages.router)
+    app.include_router(desk_pages.router)
     app.include_router(field_pages.router)
     app.include_router(accounts_pages.router)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")

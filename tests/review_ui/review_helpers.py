@@ -48,3 +48,15 @@ def upload(client: TestClient, match_id: int, headers: dict, report: bytes | Non
     if mat is not False:
         files["mat"] = ("match.mat", MAT.read_bytes() if mat is None else mat, "text/plain")
     return client.post(f"/api/v1/matches/{match_id}/transcript", files=files, headers=headers)
+
+
+def report_of(record) -> dict:
+    """The decoder's report shape (`bgscribe transcribe --report`) for a match record, with no flags."""
+    from transcriber.record import Move, Resign
+
+    games = [{"number": g.number, "score": list(g.score), "winner": g.winner, "points": g.points,
+              "actions": [{"kind": type(x).__name__.lower(), "player": x.player,
+                           **({"dice": list(x.dice), "play": x.play} if isinstance(x, Move) else {}),
+                           **({"value": x.value} if isinstance(x, Resign) else {})} for x in g.actions]}
+             for g in record.games]
+    return {"players": list(record.players), "length": record.length, "games": games, "flags": []}
