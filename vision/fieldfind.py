@@ -6,9 +6,11 @@ its layout: two rows of twelve points facing each other, each row two runs of si
 each point a triangle whose two sides are straight edges. `find_field`
 
 1. proposes quadrilaterals: the outlines of large regions in several edge and colour maps (the
-   field's rim, the board's frame, a felt or leather surface) and of pairs of similar regions side by
-   side (the two halves), each taken both ways round (the bar up and down, or across), kept where
-   they lie in the picture and are shaped like a field;
+   field's rim, the board's frame, a felt or leather surface), of pairs of similar regions side by
+   side (the two halves), of two pairs of the picture's long straight lines (`vision.fieldlines`:
+   the rim's four sides, where no region outlines it) and where the corner network puts the board;
+   each taken both ways round (the bar up and down, or across), kept where it lies in the picture and
+   is shaped like a field;
 2. ranks them by the points' edges (`vision.pointedges`): the picture's gradient across the 24
    points' sides, less the same half a point aside, over the field's mean gradient. A picture of
    anything else scores near 0;
@@ -34,6 +36,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from .fieldlines import line_quads
 from .fieldsnap import snap
 from .pointedges import BARS, SHAPES, Edges
 
@@ -246,26 +249,23 @@ def _refine_shape(edges: Edges, q: np.ndarray, shape: tuple[float, float, float]
 def find_field(picture: np.ndarray) -> FieldFit:
     """The playing field in a picture (BGR), with how sure it is; quality < 0.5: no board found.
 
-    Candidate outlines (`candidates`, `_unions`, `network_proposals`), each both ways round, in view and
-    shaped like a field, are ranked by the points' edges (`vision.pointedges`); the best one's sides are
-    put on the board's straight edges nearby where the points' edges agree (`vision.fieldsnap.snap`), and
-    its shape fitted."""
+    Candidate outlines (`candidates`, `_unions`, `network_proposals`, `line_quads`), each both ways round,
+    in view and shaped like a field, are ranked by the points' edges (`vision.pointedges`); the best one's
+    sides are put on the board's straight edges nearby where the points' edges agree
+    (`vision.fieldsnap.snap`), and its shape fitted."""
     img, s = working_copy(picture)
     h, w = img.shape[:2]
     edges = Edges(img)
     quads = candidates(img)
     quads += _unions(quads, w, h)
     quads += [q * s for q in network_proposals(picture)]
-    screened = []
-    for q in quads:
-        for r in range(2):  # which way round: the bar between TL-TR's halves
-            qq = np.roll(q, -r, 0)
-            if in_view(qq, w, h) and _field_shaped(qq):
-                sc, shape = edges.score(qq)
-                screened.append((sc, r, qq, shape))
-    if not screened:
+    quads += [order_corners(q) for q in line_quads(img)]
+    # r: which way round (the bar between the halves of side TL-TR)
+    ways = [(r, np.roll(q, -r, 0)) for q in _dedupe(quads, w, h) for r in range(2)]
+    ways = [(r, q) for r, q in ways if in_view(q, w, h) and _field_shaped(q)]
+    if not ways:
         return FieldFit(np.float64([[0, 0], [w, 0], [w, h], [0, h]]) / s, 0.0, 0.08, 0.46)
-    sc, r, q, shape = max(screened, key=lambda x: x[0])
+    sc, shape, r, q = max(((*edges.score(q), r, q) for r, q in ways), key=lambda x: x[0])
     for _ in range(2):  # a second time from the first's lines: a side reaches twice as far
         q, _ = snap(q, lambda t: edges.score(t, (shape,))[0], (edges.gx, edges.gy))
     sc, shape = edges.score(q, SHAPES)

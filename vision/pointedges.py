@@ -50,6 +50,12 @@ def _sides(bar: float, length: float, margin: float, shift: float, inverted: boo
     return np.array(out, np.float64)
 
 
+@lru_cache(maxsize=64)
+def _layouts(shapes: tuple) -> np.ndarray:
+    """Each shape's layout and its two nulls (half a point aside; bases and tips swapped): (shapes, 3, 48, 2, 2)."""
+    return np.stack([np.stack([_sides(*sh, 0.0), _sides(*sh, 0.5), _sides(*sh, 0.0, True)]) for sh in shapes])
+
+
 _T = ((np.arange(SIDE_SAMPLES) + 0.5) / SIDE_SAMPLES)[None, :, None]
 _GX, _GY = np.meshgrid((np.arange(GRID[0]) + 0.5) / GRID[0], (np.arange(GRID[1]) + 0.5) / GRID[1])
 _GRID_PTS = np.stack([_GX.ravel(), _GY.ravel()], 1)
@@ -77,20 +83,21 @@ class Edges:
         self.gx, self.gy = colour_gradient(img)
 
     def _sample(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        m = pts.reshape(1, -1, 2).astype(np.float32)
-        return (cv2.remap(self.gx, m[..., 0], m[..., 1], cv2.INTER_LINEAR)[0],
-                cv2.remap(self.gy, m[..., 0], m[..., 1], cv2.INTER_LINEAR)[0])
+        """The gradient at (rows, cols, 2) points: two (rows, cols) arrays (remap takes maps under 32767 wide)."""
+        m = pts.astype(np.float32)
+        return (cv2.remap(self.gx, m[..., 0], m[..., 1], cv2.INTER_LINEAR),
+                cv2.remap(self.gy, m[..., 0], m[..., 1], cv2.INTER_LINEAR))
 
-    def _across(self, H: np.ndarray, shape: tuple[float, float, float], shift: float,
-                inverted: bool = False) -> np.ndarray:
-        """The mean gradient across each point's two sides, (24,)."""
-        ends = cv2.perspectiveTransform(_sides(*shape, shift, inverted).reshape(1, -1, 2), H)[0].reshape(-1, 2, 2)
+    def _across(self, H: np.ndarray, sides: np.ndarray) -> np.ndarray:
+        """The mean gradient across each point's two sides, for stacked layouts: ``sides`` (..., 48, 2, 2) in
+        the unit square -> (..., 24), all sampled at once."""
+        lead = sides.shape[:-3]
+        ends = cv2.perspectiveTransform(sides.reshape(1, -1, 2), H)[0].reshape(-1, 2, 2)
         d = ends[:, 1] - ends[:, 0]
         n = np.stack([d[:, 1], -d[:, 0]], 1) / (np.hypot(d[:, 0], d[:, 1])[:, None] + 1e-9)
-        pts = ends[:, None, 0] + _T * d[:, None]  # (48, S, 2)
-        sx, sy = self._sample(pts)
-        v = np.abs(sx.reshape(48, -1) * n[:, :1] + sy.reshape(48, -1) * n[:, 1:]).mean(1)
-        return v.reshape(24, 2).mean(1)
+        sx, sy = self._sample(ends[:, None, 0] + _T * d[:, None])  # (sides, S) each
+        v = np.abs(sx * n[:, :1] + sy * n[:, 1:]).mean(1)
+        return v.reshape(*lead, 24, 2).mean(-1)
 
     def homography(self, quad: np.ndarray) -> np.ndarray:
         """The field's unit square onto ``quad`` (TL, TR, BR, BL; the bar between the halves of side 0-1)."""
@@ -104,13 +111,11 @@ class Edges:
         mean): one strong line (a frame's edge, a table's) lines up with a point's side or two in any
         outline, while a field shows all its points but those its checkers hide."""
         H = self.homography(quad)
-        gx, gy = self._sample(cv2.perspectiveTransform(_GRID_PTS.reshape(1, -1, 2), H)[0])
+        gx, gy = self._sample(cv2.perspectiveTransform(_GRID_PTS.reshape(1, -1, 2), H))
         mag = float(np.mean(np.hypot(gx, gy))) + 1.0
-        best = (-np.inf, shapes[0])
-        for shape in shapes:
-            null = np.maximum(self._across(H, shape, 0.5), self._across(H, shape, 0.0, True))
-            d = np.sort(self._across(H, shape, 0.0) - null)
-            s = float(d[:KEEP].mean()) / mag
-            if s > best[0]:
-                best = (s, tuple(shape))
-        return best
+        shapes = tuple(tuple(sh) for sh in shapes)
+        v = self._across(H, _layouts(shapes))  # (shapes, 3, 24): the layout and its two nulls
+        d = np.sort(v[:, 0] - np.maximum(v[:, 1], v[:, 2]), axis=1)
+        scores = d[:, :KEEP].mean(1) / mag
+        k = int(np.argmax(scores))
+        return float(scores[k]), shapes[k]
