@@ -7,9 +7,9 @@ straight lines, with the frame's one colour on the outside, from one corner of t
 (checkers stacked at the points' bases end on the same line). `edge_lines` finds, for each side of a
 rough field, the straight edges near it that run along it (offset and tilt searched, the response a
 robust mean along the whole side so that a stack or a hand on part of it costs little); `snap` then
-keeps the combination of one line per side that the points' edge score likes best, so that the lines
-give the corners' precision and the layout chooses between the frame's inner edge, its outer edge,
-a tray's edge and the table's.
+keeps, of the combinations of one line per side that the points' edge score rates alike, the one on the
+strongest edges, so that the lines give the corners' precision and the layout chooses between the
+frame's inner edge, its outer edge, a tray's edge and the table's.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 
 REACH = 0.07  # the search reaches this share of the field's diagonal in and out of each side
 PEAKS = 3  # lines kept per side
+TIE = 0.15  # outlines the points' edges rate this close to the best are alike (see `snap`)
 MAX_TILT = 0.03  # how far the two ends of a side may move apart, share of the diagonal
 SAMPLES = 160  # points along a side
 
@@ -85,16 +86,16 @@ def quad_of_lines(lines: list[np.ndarray]) -> np.ndarray | None:
 
 def snap(quad: np.ndarray, score, grad: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
     """``quad`` with its sides on the board's straight edges: of the lines `edge_lines` finds per side in
-    the picture's gradient ``grad`` (`vision.pointedges.colour_gradient`), the combination
-    ``score(quad) -> float`` rates best (the unmoved quad competes too)."""
+    the picture's gradient ``grad`` (`vision.pointedges.colour_gradient`), the combinations (and the
+    unmoved quad) that ``score(quad) -> float`` rates within `TIE` of the best, and of those the one on
+    the strongest edges: the points' layout leaves the rim's exact place loose (a margin at the ends, the
+    points' length), while the rim is the strongest straight edge there."""
     per_side = [edge_lines(grad, quad, k) for k in range(4)]
-    best_q, best_s = quad, score(quad)
-    for combo in itertools.product(*[[ln for _, ln in side] for side in per_side]):
-        q = quad_of_lines(list(combo))
-        if q is None:
-            continue
-        s = score(q)
-        if s > best_s:
-            best_q, best_s = q, s
-    return best_q, best_s
-
+    rated = [(score(quad), 0.0, quad)]
+    for combo in itertools.product(*per_side):
+        q = quad_of_lines([ln for _, ln in combo])
+        if q is not None:
+            rated.append((score(q), sum(strength for strength, _ in combo), q))
+    best = max(r[0] for r in rated)
+    s, _, q = max((r for r in rated if r[0] >= best - TIE * abs(best)), key=lambda r: r[1])
+    return q, s
