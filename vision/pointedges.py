@@ -6,8 +6,8 @@ pale pine, black and white on felt, inlaid wood, a printed sheet), the edges are
 picture's gradient there runs across them. `Edges.score` measures the gradient across the points'
 sides, less the same for null layouts (half a point aside; bases and tips swapped: stripes, grids, wood
 grain and clutter fit them alike), over the field's mean gradient. It needs no colour model and does
-not depend on what lies around the field (a black table beside white walls), which the colour-variance score
-(`vision.fieldfind.structure_score`) is measured against and on which it misjudged real boards.
+not depend on what lies around the field (a black table beside white walls), against which the
+colour-variance score it replaced was measured, misjudging real boards.
 
 The sides are sampled in the picture itself (a homography keeps lines straight), so a score costs a
 few hundred microseconds and the finder can afford to search.

@@ -1,7 +1,8 @@
 """A board's profile: its bar's and points' shares of the playing field, measured from the picture
-(vision.fieldfind.fit_shape), and the geometry the rectifier and readers then use (BoardGeometry.
-with_field_shape). Rendered boards of other shapes (narrow and wide bars, short points), the board state
-carrying the profile, and real boards whose narrow bar shifted the points beside it."""
+(vision.fieldfind._refine_shape, on the points' edge score), and the geometry the rectifier and readers
+then use (BoardGeometry.with_field_shape). Rendered boards of other shapes (narrow and wide bars, short
+points), the board state carrying the profile, and real boards whose narrow bar shifted the points beside
+it."""
 
 from __future__ import annotations
 
