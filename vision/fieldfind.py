@@ -262,7 +262,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
     quads += [order_corners(q) for q in line_quads(img)]
     # r: which way round (the bar between the halves of side TL-TR)
     ways = [(r, np.roll(q, -r, 0)) for q in _dedupe(quads, w, h) for r in range(2)]
-    ways = [(r, q) for r, q in ways if in_view(q, w, h) and _field_shaped(q)]
+    ways = [(r, q) for r, q in ways if in_view(q, w, h) and _field_shaped(q) and _area(q) >= MIN_AREA * w * h]
     if not ways:
         return FieldFit(np.float64([[0, 0], [w, 0], [w, h], [0, h]]) / s, 0.0, 0.08, 0.46)
     sc, shape, r, q = max(((*edges.score(q), r, q) for r, q in ways), key=lambda x: x[0])
