@@ -102,6 +102,7 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
     now = now or utcnow()
     transcripts = _transcripts(s)
     rounds = {ev.id: current_round(s, ev, now) for ev in s.scalars(select(Event))}
+    clashes = _clashing(s)
     out = []
     for b in s.scalars(select(Board).order_by(Board.number)):
         age = (now - b.last_seen_at).total_seconds() if b.last_seen_at else None
@@ -113,7 +114,7 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
                "preview_version": int(b.last_seen_at.timestamp()) if b.last_seen_at else 0,
                "agent": None if hb is None else {"state": hb.state, "fps": hb.fps, "dropped_frames": hb.dropped_frames,
                                                  "spool_segments": hb.spool_segments, "error": hb.error},
-               "camera": camera_summary(b), "field": _field(b), "clashing": _clashing(s, b), "match": None}
+               "camera": camera_summary(b), "field": _field(b), "clashing": clashes.get(b.id, 0), "match": None}
         m = board_match(s, b, rounds, now)
         if m is not None:
             row["match"] = {"id": m.id, "round": m.round.number if m.round else None, "player1": m.player1,
@@ -123,11 +124,14 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
     return out
 
 
-def _clashing(s: Session, b: Board) -> int:
-    """How many of the board's live segments claim time another of them claims too (linked to no match)."""
-    rows = s.execute(select(Segment.id, Segment.start, Segment.end)
-                     .where(Segment.board_id == b.id, Segment.deleted_at.is_(None))).all()
-    return len(clashing(rows))
+def _clashing(s: Session) -> dict[int, int]:
+    """Per board id, how many of its live segments claim time another of them claims too (linked to no
+    match): one query for the whole room, not one a board on every refresh."""
+    by_board: dict[int, list] = {}
+    for row in s.execute(select(Segment.board_id, Segment.id, Segment.start, Segment.end)
+                         .where(Segment.deleted_at.is_(None))):
+        by_board.setdefault(row.board_id, []).append(row)
+    return {board: len(clashing(rows)) for board, rows in by_board.items()}
 
 
 def _field(b: Board) -> dict | None:
