@@ -204,25 +204,31 @@ SAME_BOARD = {"pine (two cameras)": ["sequences-wood-board/seq_F_1280x720/frame_
               "fmgammon stream": ["streams/test10.jpg", "streams/test11.jpg", "streams/test12.jpg"]}
 
 
-def bench_adapt(real: Path, labels: dict) -> dict:
-    """A board learnt from one labelled picture of it (vision.adapt), read on its other pictures: points right
-    (count and colour; count alone) before and after, every picture in turn the one learnt from."""
+def learnt_readings(real: Path, labels: dict, src: str, others) -> list[tuple[dict, dict, dict]]:
+    """A board learnt from the labelled picture ``src`` (vision.adapt), then each of ``others`` read as
+    shipped and as learnt: (before, after, label) a picture, `read_picture`'s JSON."""
     from vision.adapt import adapt_to_picture
 
+    img, lab = cv2.imread(str(real / src)), labels[src]
+    r = read_picture(img, np.array(lab["field"], np.float64))
+    adapter = adapt_to_picture(img, r.corners, r.fit.geometry(), lab["top"], lab["bottom"])
+    out = []
+    for dst in others:
+        o, olab = cv2.imread(str(real / dst)), labels[dst]
+        field = np.array(olab["field"], np.float64)
+        out.append((to_json(read_picture(o, field)), to_json(read_picture(o, field, adapter=adapter)), olab))
+    return out
+
+
+def bench_adapt(real: Path, labels: dict) -> dict:
+    """A board learnt from one labelled picture of it, read on its other pictures: points right (count and
+    colour; count alone) before and after, every picture in turn the one learnt from."""
     out = {}
     for board, pics in SAME_BOARD.items():
         pics = [p for p in pics if (real / p).exists() and "top" in labels.get(p, {})]
         f = np.zeros(5, int)  # before, after, before (counts), after (counts), points
         for src in pics:
-            img, lab = cv2.imread(str(real / src)), labels[src]
-            r = read_picture(img, np.array(lab["field"], np.float64))
-            adapter = adapt_to_picture(img, r.corners, r.fit.geometry(), lab["top"], lab["bottom"])
-            for dst in pics:
-                if dst == src:
-                    continue
-                o, olab = cv2.imread(str(real / dst)), labels[dst]
-                field = np.array(olab["field"], np.float64)
-                before, after = to_json(read_picture(o, field)), to_json(read_picture(o, field, adapter=adapter))
+            for before, after, olab in learnt_readings(real, labels, src, [p for p in pics if p != src]):
                 f += [point_figures(before, olab)[0], point_figures(after, olab)[0],
                       point_figures(before, olab, colour=False)[0], point_figures(after, olab, colour=False)[0], 24]
         if f[4]:

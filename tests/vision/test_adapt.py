@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.bench.bench_real import DEFAULT_REAL, LABELS, point_figures
+from tests.bench.bench_real import DEFAULT_REAL, LABELS, learnt_readings, point_figures
 from tests.cli.test_cli import bgscribe
 from vision.adapt import (
     OPENING_BOTTOM,
@@ -22,7 +22,7 @@ from vision.adapt import (
     opening_rows,
     point_classes,
 )
-from vision.still import read_picture, to_json
+from vision.still import read_picture
 from vision.synth.rig import Rig
 from vision.synth.stills import random_positions, random_scene
 from vision.train.corners import EVAL_SEED0
@@ -60,12 +60,8 @@ def test_the_pine_board_learnt_from_one_camera_read_by_the_other(src, dst):
     """The pine board's stained triangles read as checkers by the shipped reader (about two thirds of points
     right); adapted on the opening seen by one camera, the other camera's opening reads right."""
     labels = json.loads(LABELS.read_text())["pictures"]
-    img, lab = cv2.imread(str(DEFAULT_REAL / src)), labels[src]
-    reading = read_picture(img, np.array(lab["field"]))
-    adapter = adapt_to_picture(img, reading.corners, reading.fit.geometry(), lab["top"], lab["bottom"])
-    other, olab = cv2.imread(str(DEFAULT_REAL / dst)), labels[dst]
-    before = point_figures(to_json(read_picture(other, np.array(olab["field"]))), olab)[0]
-    after = point_figures(to_json(read_picture(other, np.array(olab["field"]), adapter=adapter)), olab)[0]
+    [(before, after, olab)] = learnt_readings(DEFAULT_REAL, labels, src, [dst])
+    before, after = point_figures(before, olab)[0], point_figures(after, olab)[0]
     assert before <= 18 and after >= 23, (before, after)
 
 
@@ -75,13 +71,7 @@ def test_the_stream_board_learnt_from_one_frame():
     better)."""
     labels = json.loads(LABELS.read_text())["pictures"]
     src, others = "streams/test11.jpg", ("streams/test10.jpg", "streams/test12.jpg")
-    img, lab = cv2.imread(str(DEFAULT_REAL / src)), labels[src]
-    reading = read_picture(img, np.array(lab["field"]))
-    adapter = adapt_to_picture(img, reading.corners, reading.fit.geometry(), lab["top"], lab["bottom"])
-    for rel in others:
-        o, olab = cv2.imread(str(DEFAULT_REAL / rel)), labels[rel]
-        before = to_json(read_picture(o, np.array(olab["field"])))
-        after = to_json(read_picture(o, np.array(olab["field"]), adapter=adapter))
+    for (before, after, olab), rel in zip(learnt_readings(DEFAULT_REAL, labels, src, others), others):
         assert point_figures(after, olab, colour=False)[0] >= max(23, point_figures(before, olab, colour=False)[0])
         assert point_figures(after, olab)[0] >= point_figures(before, olab)[0] - 1, rel
 
