@@ -104,9 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=lambda a: _run("vision.cli", "run_read", a))
     p = sub.add_parser("adapt", help="teach the camera stage one board from a picture whose checkers are known",
                        description="Refit the points reader's last layer on one picture of a board whose checkers "
-                                   "are known (the opening position every game starts from, or rows given); "
-                                   "`observe --adapter` and `read --adapter` read that board with it: seconds on "
-                                   "one core. Exit status: 0 adapted, 2 unusable input.")
+                                   "are known (the opening position every game starts from, or rows given), or on "
+                                   "many labelled frames of its footage (--frames: what the server learns from an "
+                                   "approved transcript); `observe --adapter` and `read --adapter` read that board "
+                                   "with it: seconds on one core. Exit status: 0 adapted (with --frames: judged, "
+                                   "kept or not), 2 unusable input.")
     add_adapt_arguments(p)
     p.set_defaults(func=lambda a: _run("vision.cli", "run_adapt", a))
     p = sub.add_parser("transcribe", help="footage or observations in, a checked .mat and a flag report out",

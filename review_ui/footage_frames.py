@@ -122,26 +122,12 @@ def drop_cached_frames(cache_root: Path | None, segment_row_id: int) -> None:
 
 def _decode(src, offset: float):
     """The frame on screen at `offset` seconds into the file: the last one that starts at or before it."""
-    import av
+    from vision.frames import NoFrame, frame_at
 
-    with av.open(src) as c:
-        vs = c.streams.video[0]
-        vs.thread_type = "SLICE"
-        tb = vs.time_base
-        first = vs.start_time or 0
-        target = first + int(offset / tb)
-        c.seek(target, stream=vs, backward=True, any_frame=False)
-        best = None
-        for f in c.decode(vs):
-            if f.pts is None:
-                continue
-            if best is None or f.pts <= target:
-                best = f
-            if f.pts >= target:
-                break
-        if best is None:
-            raise FootageMissing("the segment holds no decodable video")
-        return best
+    try:
+        return frame_at(src, offset)
+    except NoFrame:
+        raise FootageMissing("the segment holds no decodable video") from None
 
 
 def frame_jpeg(store: FootageStore, seg: Segment, offset: float, cache_root: Path) -> bytes:

@@ -12,6 +12,9 @@ A worker thread in the server process takes one job at a time from the `pipeline
   process, never inside the server) into each player's provisional PR and every decision's error and best
   play, kept for the tournament desk (review_ui/desk.py); a missing or failing gnubg leaves the match
   without PR, the reason kept where the desk page shows it. Approved again after a reopen: analysed again.
+- `learn`: an approved transcript's positions label the quiet frames of its footage; the board's points head
+  is refitted on them in a child process (`bgscribe adapt --frames`, review_ui/board_learning.py) and kept
+  where it reads the held-out frames at least as well as before: each board reads better as the day goes on.
 
 Every job is a row that is committed before and after the work, so a restart resumes what was running and
 never repeats what is done; the same inputs are never transcribed twice.
@@ -35,7 +38,7 @@ from transcriber.observation import FrameObservation
 
 from .board_field import board_field
 from .models import Event, Match, Segment
-from .pipeline_models import ANALYSE, DONE, FAILED, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
+from .pipeline_models import ANALYSE, DONE, FAILED, LEARN, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
 from .review_models import STATUS_NEEDS_REVIEW, Transcript, TranscriptRevision
 from .services import utcnow
 
@@ -166,7 +169,8 @@ class Pipeline:
             job.state, job.started_at, job.attempts = RUNNING, utcnow(), job.attempts + 1
             s.commit()
             try:
-                work = {OBSERVE: self._observe, TRANSCRIBE: self._transcribe, ANALYSE: self._analyse}[job.kind]
+                work = {OBSERVE: self._observe, TRANSCRIBE: self._transcribe, ANALYSE: self._analyse,
+                        LEARN: self._learn}[job.kind]
                 result = work(s, job)
             except Exception as e:  # noqa: BLE001 - every failure is recorded on the job
                 if self.stop_event.is_set():
@@ -212,12 +216,13 @@ class Pipeline:
             s.add(PipelineJob(kind=TRANSCRIBE, match_id=m.id, state=QUEUED, attempts=0, inputs=inputs,
                               result_json="", error="", created_at=utcnow()))
         for t in s.scalars(select(Transcript).where(Transcript.status.in_(("approved", "submitted")))):
-            inputs = f"transcript v{t.version}"  # re-approved after a reopen: analysed again
-            last = _job(s, kind=ANALYSE, match_id=t.match_id)
-            if last is not None and (last.inputs == inputs or last.state in (QUEUED, RUNNING)):
-                continue
-            s.add(PipelineJob(kind=ANALYSE, match_id=t.match_id, state=QUEUED, attempts=0, inputs=inputs,
-                              result_json="", error="", created_at=utcnow()))
+            inputs = f"transcript v{t.version}"  # re-approved after a reopen: analysed (and learnt from) again
+            for kind in (ANALYSE, LEARN):
+                last = _job(s, kind=kind, match_id=t.match_id)
+                if last is not None and (last.inputs == inputs or last.state in (QUEUED, RUNNING)):
+                    continue
+                s.add(PipelineJob(kind=kind, match_id=t.match_id, state=QUEUED, attempts=0, inputs=inputs,
+                                  result_json="", error="", created_at=utcnow()))
         s.commit()
 
     # ------------------------------------------------------------------ jobs
@@ -324,6 +329,47 @@ class Pipeline:
         store_analysis(s, m, analysis)
         return {"ply": analysis.ply, "seconds": round(analysis.seconds, 2),
                 "pr": {p.name: round(p.pr, 2) for p in analysis.players}}
+
+    def _learn(self, s: Session, job: PipelineJob) -> dict:
+        import tempfile
+
+        from .board_learning import NothingToLearn, labelled_frames
+        from .footage_frames import match_segments as footage_segments
+
+        m = s.get(Match, job.match_id)
+        t = s.scalar(select(Transcript).where(Transcript.match_id == job.match_id))
+        if m is None or t is None:
+            raise JobError("the match or its transcript is gone")
+        try:
+            frames = labelled_frames(s, m, json.loads(t.doc_json), self.match_observations(s, m),
+                                     footage_segments(s, m.id), lambda g: self.store.local_path(g.storage_key),
+                                     video_size)
+        except NothingToLearn as e:
+            raise JobError(f"nothing learnt from match {m.id}: {e}") from None
+        out = adapter_path(self.data_dir, m.board.number)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="bgscribe-learn-") as tmp:
+            spec = Path(tmp) / "frames.json"
+            spec.write_text(json.dumps({"frames": frames}))
+            cmd = [sys.executable, "-m", "bgscribe", "adapt", "--frames", str(spec), "--out", str(out)]
+            if out.is_file():
+                cmd += ["--adapter", str(out)]
+            self.child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                stdout, stderr = self.child.communicate(timeout=OBSERVE_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.child.kill()
+                self.child.communicate()
+                raise RuntimeError(f"learning from match {m.id} took over {OBSERVE_TIMEOUT_S} s") from None
+            finally:
+                code, self.child = self.child.returncode, None
+        if code != 0:
+            raise RuntimeError(f"bgscribe adapt exited with {code}: {(stderr or stdout).strip()[-500:]}")
+        result = json.loads(stdout.strip().splitlines()[-1])
+        log.info("pipeline: board %d learnt from match %d: %d/%d held-out points right before, %d after (%s)",
+                 m.board.number, m.id, result["right_before"], result["points"], result["right_after"],
+                 "kept" if result["kept"] else "not kept")
+        return result
 
     def match_observations(self, s: Session, m: Match) -> list[FrameObservation]:
         """The match's observations in match time: each segment's shifted by its start after the first's."""

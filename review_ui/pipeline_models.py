@@ -12,6 +12,7 @@ from .models import Base
 OBSERVE = "observe"  # one footage segment -> observations (JSON Lines under data_dir/observations)
 TRANSCRIBE = "transcribe"  # a match's observations so far -> score in progress; when complete, the transcript
 ANALYSE = "pr"  # an approved transcript -> gnubg's provisional PR per player (review_ui/desk.py keeps it)
+LEARN = "learn"  # an approved transcript -> its board's points head refitted on the match's footage
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 

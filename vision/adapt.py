@@ -4,8 +4,9 @@ Every game starts from a known position and every approved transcript labels the
 readers need not know every board in the world, only this one under this light. The shipped classifier's
 last hidden layer (``features``, 128 per point crop: `models/points.onnx`'s second output) already separates
 most of what a new board shows; a new head on it, fitted to one labelled picture (its points, each crop
-jittered by a pixel or two of calibration and a little light), learns what this board's points look like
-empty and what its checkers look like. The head starts from the shipped one (recovered exactly from the
+jittered by a pixel or two of calibration and a little light), or to many (`adapt_to_pictures`: the
+positions of an approved transcript, `review_ui/board_learning.py`), learns what this board's points look
+like empty and what its checkers look like. The head starts from the shipped one (recovered exactly from the
 model's own outputs: logits are linear in the features) and is pulled back to it, so counts the picture
 never showed (a point of 9) keep what the shipped head knows. NumPy only: seconds on one core, no torch.
 Kept per board (its board state), never shipped.
@@ -139,7 +140,21 @@ def fit(features: np.ndarray, logits: np.ndarray, labels: np.ndarray, pictures: 
 def adapt_to_picture(picture: np.ndarray, field: np.ndarray, geom: BoardGeometry, top: list[str],
                      bottom: list[str], readers: Readers | None = None, seed: int = 0) -> PointAdapter:
     """A board's adapter from one picture of it whose points are known (`point_classes`' rows)."""
-    labels = point_classes(top, bottom)
-    crops = training_crops(picture, np.asarray(field, np.float64), geom, np.random.default_rng(seed))
-    logits, features = (readers or default_readers()).point_outputs(crops)
-    return fit(features, logits, np.tile(labels, len(crops) // 24))
+    return adapt_to_pictures([(picture, field, geom, top, bottom)], readers, seed)
+
+
+def adapt_to_pictures(samples: list[tuple], readers: Readers | None = None, seed: int = 0) -> PointAdapter:
+    """A board's adapter from pictures of it whose points are known: each (picture, field, geom, top, bottom)
+    as `adapt_to_picture` takes one. Fewer jittered copies a picture the more pictures there are: the
+    pictures themselves vary more than jitter does."""
+    rng = np.random.default_rng(seed)
+    readers = readers or default_readers()
+    copies = max(3, COPIES // len(samples))
+    feats, logits, labels = [], [], []
+    for picture, field, geom, top, bottom in samples:
+        crops = training_crops(picture, np.asarray(field, np.float64), geom, rng, copies)
+        lg, ft = readers.point_outputs(crops)
+        feats.append(ft)
+        logits.append(lg)
+        labels.append(np.tile(point_classes(top, bottom), len(crops) // 24))
+    return fit(np.concatenate(feats), np.concatenate(logits), np.concatenate(labels), pictures=len(samples))

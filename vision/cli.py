@@ -91,15 +91,23 @@ def run_read(args) -> int:
 
 
 def add_adapt_arguments(p) -> None:
-    p.add_argument("image", metavar="IMAGE", help="a picture of the board (JPEG, PNG, ...: a frame saved from its "
-                                                  "video will do)")
+    p.add_argument("image", metavar="IMAGE", nargs="?",
+                   help="a picture of the board (JPEG, PNG, ...: a frame saved from its video will do)")
     p.add_argument("--out", required=True, metavar="ADAPTER.json",
                    help="where to write what was learnt (give it to `observe --adapter` and `read --adapter`)")
     p.add_argument("--field", metavar='"x,y x,y x,y x,y"', help="the playing field's corners in the picture")
     p.add_argument("--board", metavar="STATE.json",
                    help="the board's state (`observe --board-state`): its field and profile, where --field is "
                         "not given")
-    what = p.add_mutually_exclusive_group(required=True)
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--frames", metavar="FRAMES.json",
+                      help="instead of IMAGE: many labelled frames of the board's footage, {\"frames\": [{\"video\", "
+                           "\"offset\" (s), \"field\", \"top\", \"bottom\"}]} (what the server's pipeline gathers "
+                           "from an approved transcript); every fourth is held out, and ADAPTER.json is written "
+                           "only if what was learnt reads those at least as well as --adapter (or the shipped "
+                           "reader) does; the figures are printed as JSON")
+    p.add_argument("--adapter", metavar="ADAPTER.json",
+                   help="with --frames: what the board had learnt so far, to beat")
     what.add_argument("--opening", action="store_true",
                       help="the picture shows the opening position (which way round is judged from the picture)")
     what.add_argument("--rows", nargs=2, metavar=("TOP", "BOTTOM"),
@@ -108,8 +116,14 @@ def add_adapt_arguments(p) -> None:
 
 
 def run_adapt(args) -> int:
-    """Exit status: 0 adapted, 2 the picture, field, rows or state are unusable."""
+    """Exit status: 0 adapted (or, with --frames, judged), 2 the picture, field, rows or state are unusable."""
     from transcriber.fileio import write_text_atomic
+
+    if args.frames:
+        return _adapt_frames(args)
+    if not args.image or not (args.opening or args.rows):
+        print("bgscribe adapt: give IMAGE with --opening or --rows (or --frames FRAMES.json)", file=sys.stderr)
+        return 2
 
     from .adapt import adapt_to_picture, looks_like_opening, opening_rows
     from .still import PictureError, load_picture, parse_field, read_picture, to_json
@@ -137,6 +151,51 @@ def run_adapt(args) -> int:
     write_text_atomic(args.out, json.dumps(adapter.to_json()))
     print(f"board learnt from {args.image}: the shipped reader had {right} of 24 points right on it; "
           f"wrote {args.out} (give it to observe --adapter and read --adapter)")
+    return 0
+
+
+HOLD_OUT = 4  # with --frames, every this many-th frame is held out to judge what was learnt
+
+
+def _adapt_frames(args) -> int:
+    from transcriber.fileio import write_text_atomic
+
+    from .adapt import adapt_to_pictures
+    from .frames import NoFrame, frame_at
+    from .still import PictureError, parse_field, read_picture, to_json
+
+    try:
+        items = json.loads(Path(args.frames).read_text(encoding="utf-8"))["frames"]
+        if not isinstance(items, list) or len(items) < 2:
+            raise ValueError("needs at least two labelled frames")
+        current = load_adapter(args.adapter) if args.adapter else None
+        samples = []
+        for k, it in enumerate(items):
+            rows = (list(it["top"]), list(it["bottom"]))
+            if any(len(r) != 12 for r in rows):
+                raise ValueError(f"frame {k}: 'top' and 'bottom' need 12 points each")
+            img = frame_at(it["video"], float(it["offset"])).to_ndarray(format="bgr24")
+            reading = read_picture(img, parse_field(it["field"]))  # the field's orientation and profile
+            samples.append((img, reading.corners, reading.fit.geometry(), *rows))
+    except (PictureError, ValueError, KeyError, TypeError, OSError, NoFrame) as e:
+        print(f"bgscribe adapt: {args.frames}: {e}", file=sys.stderr)
+        return 2
+    held = samples[::HOLD_OUT]
+    learnt = adapt_to_pictures([x for k, x in enumerate(samples) if k % HOLD_OUT])
+
+    def right(adapter) -> int:
+        out = 0
+        for img, corners, _, top, bottom in held:
+            seen = to_json(read_picture(img, corners, adapter=adapter))
+            out += sum(a == b for a, b in zip(seen["top"] + seen["bottom"], top + bottom))
+        return out
+
+    before, after = right(current), right(learnt)
+    kept = after >= before  # never leave a board read worse than before
+    if kept:
+        write_text_atomic(args.out, json.dumps(learnt.to_json()))
+    print(json.dumps({"frames": len(samples), "held_out": len(held), "points": 24 * len(held),
+                      "right_before": before, "right_after": after, "kept": kept}))
     return 0
 
 

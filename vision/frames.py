@@ -60,3 +60,32 @@ def as_frame(frame) -> Frame:
 
 def as_bgr(frame) -> np.ndarray:
     return frame.bgr if isinstance(frame, Frame) else frame
+
+
+class NoFrame(ValueError):
+    """A video (or the part asked for) with no decodable picture."""
+
+
+def frame_at(src, offset: float):
+    """The PyAV frame on screen at ``offset`` seconds into a video (a path or an open binary file): the last
+    one that starts at or before it. NoFrame where the file holds none."""
+    import av
+
+    with av.open(src) as c:
+        vs = c.streams.video[0]
+        vs.thread_type = "SLICE"
+        tb = vs.time_base
+        target = (vs.start_time or 0) + int(offset / tb)
+        c.seek(target, stream=vs, backward=True, any_frame=False)
+        best = None
+        for f in c.decode(vs):
+            if f.pts is None:
+                continue
+            if best is None or f.pts <= target:
+                best = f
+            if f.pts >= target:
+                break
+        if best is None:
+            raise NoFrame("the video holds no decodable frame")
+        return best
+

@@ -116,3 +116,13 @@ def to_json(r: PictureReading) -> dict:
         out["cube"] = {"value": int(r.cube.value) if where != "off" else None,
                        "where": "off" if where == "off" else "bar"}
     return out
+
+
+def rows_of_slots(counts) -> tuple[list[str], list[str]]:
+    """Checkers per physical slot (27 x [light, dark]: transcriber.physical, the simulator's truth) -> the
+    rows as `bgscribe read` prints them (top left to right, bottom left to right)."""
+    def text(light, dark) -> str:
+        return f"L{int(light)}" if light else f"D{int(dark)}" if dark else ""
+
+    return [text(*counts[k]) for k in range(12, 24)], [text(*counts[k]) for k in range(11, -1, -1)]
+

@@ -22,7 +22,7 @@ from vision.adapt import (
     opening_rows,
     point_classes,
 )
-from vision.still import read_picture
+from vision.still import read_picture, rows_of_slots
 from vision.synth.rig import Rig
 from vision.synth.stills import random_positions, random_scene
 from vision.train.corners import EVAL_SEED0
@@ -30,14 +30,6 @@ from vision.train.corners import EVAL_SEED0
 needs_real = pytest.mark.skipif(not (DEFAULT_REAL.is_dir() and LABELS.exists()),
                                 reason=f"the real pictures are not at {DEFAULT_REAL} (../shared/data/real/README.md)")
 PINE = ("sequences-wood-board/seq_F_1280x720/frame_18_1.58.jpg", "sequences-wood-board/seq_G_1064x600/frame_7_1.50.jpg")
-
-
-def _rows(counts) -> tuple[list[str], list[str]]:
-    """Simulator truth (27 slots x light, dark) -> `bgscribe read`'s rows."""
-    def text(slot):
-        light, dark = (int(v) for v in counts[slot])
-        return f"L{light}" if light else f"D{dark}" if dark else ""
-    return [text(s) for s in range(12, 24)], [text(s) for s in range(11, -1, -1)]
 
 
 def test_point_classes_and_the_opening_either_way_round():
@@ -89,7 +81,7 @@ def test_a_rendered_board_learnt_from_one_picture():
         pictures.append((frame, rig.to_image([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], scene.shift), scene))
     frame, field, scene = pictures[0]
     reading = read_picture(frame, field)
-    adapter = adapt_to_picture(frame, reading.corners, reading.fit.geometry(), *_rows(scene.counts))
+    adapter = adapt_to_picture(frame, reading.corners, reading.fit.geometry(), *rows_of_slots(scene.counts))
     before = after = total = 0
     for frame, field, scene in pictures[1:]:
         truth = [tuple(int(v) for v in scene.counts[k]) for k in range(24)]
@@ -145,3 +137,41 @@ def test_what_looks_like_the_opening():
     game = (["L2", "", "D1", "", "D3", "D4", "", "D2", "", "L4", "", ""],
             ["D2", "L1", "", "", "L3", "L4", "", "", "L3", "", "D3", "D2"])  # a game under way
     assert not looks_like_opening(*game, rows)
+
+
+def test_adapt_from_many_labelled_frames_of_footage(tmp_path):
+    """`bgscribe adapt --frames` (what the server's `learn` job runs on an approved transcript's footage): a
+    rendered board in random looks, eight positions a second each in one video; learnt from six, the two
+    held out read at least as well as the shipped reader reads them, and the adapter is kept. A second run
+    given that adapter must beat it; bad frames lists are refused with the reason."""
+    from tests.clips import write_clip
+
+    rig = Rig.build("standard", EVAL_SEED0 + 991, (960, 540), schemes=["random"])
+    rng = np.random.default_rng(8)
+    x0, y0, x1, y1 = rig.geom.field()
+    frames, items = [], []
+    for k, pos in enumerate(random_positions(rng, 8)):
+        scene = random_scene(rng, rig, pos).with_(hands=(), dice=())
+        frames.append(rig.sensor.expose(rig.camera_image(scene)[0], 1.0, k))
+        field = rig.to_image([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], scene.shift)
+        top, bottom = rows_of_slots(scene.counts)
+        items.append({"offset": k + 0.5, "field": " ".join(f"{x:.1f},{y:.1f}" for x, y in field),
+                      "top": top, "bottom": bottom})
+    video = write_clip(tmp_path / "board.mp4", frames, seconds=8.0, fps=1)
+    spec = tmp_path / "frames.json"
+    spec.write_text(json.dumps({"frames": [dict(it, video=str(video)) for it in items]}))
+    out = tmp_path / "adapter.json"
+    p = bgscribe("adapt", "--frames", str(spec), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout)
+    assert got["frames"] == 8 and got["held_out"] == 2 and got["points"] == 48
+    assert got["kept"] and got["right_after"] >= max(got["right_before"], 46), got
+    assert PointAdapter.from_json(json.loads(out.read_text())).pictures == 6
+    p = bgscribe("adapt", "--frames", str(spec), "--out", str(tmp_path / "again.json"), "--adapter", str(out))
+    assert p.returncode == 0 and json.loads(p.stdout)["right_before"] == got["right_after"], p.stdout
+    spec.write_text(json.dumps({"frames": [dict(items[0], video=str(video))]}))
+    p = bgscribe("adapt", "--frames", str(spec), "--out", str(tmp_path / "x.json"))
+    assert p.returncode == 2 and "at least two" in p.stderr and "Traceback" not in p.stderr
+    spec.write_text(json.dumps({"frames": [dict(it, video=str(tmp_path / "gone.mp4")) for it in items[:2]]}))
+    p = bgscribe("adapt", "--frames", str(spec), "--out", str(tmp_path / "x.json"))
+    assert p.returncode == 2 and "Traceback" not in p.stderr and not (tmp_path / "x.json").exists()
