@@ -17,10 +17,10 @@ from review_ui.board_learning import NothingToLearn, labelled_moments
 from vision.still import rows_of_slots
 
 
-def _truth_and_doc(tmp_path):
+def _truth_and_doc(tmp_path, size: str = "320x180"):
     video, truth = tmp_path / "g.mp4", tmp_path / "g.jsonl"
     p = subprocess.run([sys.executable, "-m", "bgscribe", "simulate", "random:5", "--games", "1", "--out",
-                        str(video), "--truth", str(truth), "--fps", "2", "--size", "320x180"],
+                        str(video), "--truth", str(truth), "--fps", "2", "--size", size],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     lines = [json.loads(x) for x in truth.read_text().splitlines()]
@@ -36,11 +36,11 @@ def _truth_and_doc(tmp_path):
     doc = {"players": header["players"], "length": header["length"], "profile": "bmab", "meta": {},
            "games": [{"number": 1, "score": [0, 0], "actions": actions}], "notes": [],
            "seating": header["rig"]["seating"]}
-    return doc, frames
+    return doc, frames, header
 
 
 def test_the_transcripts_positions_are_what_the_camera_saw(tmp_path):
-    doc, frames = _truth_and_doc(tmp_path)
+    doc, frames, _ = _truth_and_doc(tmp_path)
     moments = labelled_moments(doc)
     assert len(moments) >= 0.9 * (len(doc["games"][0]["actions"]) - 1)
     checked = 0
@@ -74,7 +74,7 @@ def test_an_approved_transcript_queues_learning_and_says_why_nothing_was_learnt(
 
     from .review_helpers import add_match, add_users, login
 
-    doc, _ = _truth_and_doc(tmp_path)
+    doc, _, _ = _truth_and_doc(tmp_path)
     add_users(client.app_state)
     mid = add_match(client.app_state)
     with client.app_state.db.session() as s:
@@ -104,3 +104,68 @@ def test_an_approved_transcript_queues_learning_and_says_why_nothing_was_learnt(
                   "ann")
         s.commit()
     assert "0 quiet frames" in learn_job()
+
+
+def test_a_board_learns_from_its_approved_match_through_the_pipeline(client, tmp_path):
+    """The whole way: a rendered game's footage uploaded as the board's segment, its field confirmed, the
+    truth's transcript approved; the pipeline observes the footage, then learns from it: the labelled quiet
+    frames are read at least as well as before and the board's adapter is written for its next footage."""
+    import hashlib
+    from datetime import datetime, timedelta
+
+    import numpy as np
+
+    from review_ui.api.review import load_transcript
+    from review_ui.board_field import set_field
+    from review_ui.models import Board, Event, Match
+    from review_ui.pipeline import Pipeline, adapter_path
+    from review_ui.pipeline_models import DONE, LEARN, OBSERVE, PipelineJob
+    from review_ui.services import create_match
+    from vision.synth.rig import Rig
+
+    from .conftest import auth
+    from .review_helpers import add_users, login
+    from .test_ingest import BASE
+
+    doc, frames, header = _truth_and_doc(tmp_path, "640x360")
+    video = (tmp_path / "g.mp4").read_bytes()
+    rig = Rig.build("standard", header["seed"], tuple(header["size"]))
+    assert np.abs(np.array(frames[0]["corners"]) - rig.corners()).max() < 1.0  # the video's own board and camera
+    x0, y0, x1, y1 = rig.geom.field()
+    field = rig.to_image([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) / np.array(header["size"])
+    start, seconds = datetime(2026, 11, 29, 10, 0), header["duration"]
+    add_users(client.app_state)
+    with client.app_state.db.session() as s:
+        b = s.query(Board).filter_by(number=7).one()
+        m = create_match(s, s.query(Event).first(), b, start, "", "", start + timedelta(seconds=seconds + 1))
+        set_field(s, b, field.tolist(), "ann")
+        s.commit()
+        mid = m.id
+    sid = f"b07-{start:%Y%m%dT%H%M%S}000Z"
+    iso = lambda d: d.isoformat(timespec="milliseconds") + "Z"  # noqa: E731
+    manifest = {"board": 7, "segment_id": sid, "start": iso(start), "end": iso(start + timedelta(seconds=seconds)),
+                "frames": len(frames), "dropped_frames": 0, "gaps": [], "sha256": hashlib.sha256(video).hexdigest(),
+                "bytes": len(video)}
+    assert client.post(f"{BASE}/7/segments", json=manifest, headers=auth()).status_code == 200
+    chunk = 4 << 20  # as the agent sends it: pieces under the server's limit a request
+    for off in range(0, len(video), chunk):
+        assert client.put(f"{BASE}/7/segments/{sid}/data", params={"offset": off}, content=video[off:off + chunk],
+                          headers=auth()).status_code == 200
+    assert client.post(f"{BASE}/7/segments/{sid}/complete", headers=auth()).status_code == 200
+    with client.app_state.db.session() as s:
+        load_transcript(s, s.get(Match, mid), doc, {"flags": []}, None)
+        s.commit()
+    r = client.post(f"/api/v1/matches/{mid}/transcript/approve", json={"version": 1},
+                    headers=login(client, "ann"))
+    assert r.status_code == 200, r.text
+    st = client.app_state
+    p = Pipeline(st.db, st.store, st.settings.data_dir)
+    while p.run_once():
+        pass
+    with st.db.session() as s:
+        jobs = {j.kind: j for j in s.query(PipelineJob).filter(PipelineJob.kind.in_((OBSERVE, LEARN)))}
+        assert jobs[OBSERVE].state == DONE, jobs[OBSERVE].error
+        assert jobs[LEARN].state == DONE, jobs[LEARN].error
+        got = json.loads(jobs[LEARN].result_json)
+    assert got["frames"] >= 16 and got["kept"] and got["right_after"] >= got["right_before"], got
+    assert adapter_path(st.settings.data_dir, 7).is_file()
