@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tournament.formats import EventState, RoundNotReady
-from tournament.model import FORMATS, EventRules, Pairing, Result, RoundDraw, bye_result
+from tournament.model import BYE_DEFAULTS, FORMATS, EventRules, Pairing, Result, RoundDraw, bye_result
 from tournament.model import Bye as DrawBye
 from tournament.pairing import PairingError, assign_boards, opponents
 from tournament.report import event_json
@@ -37,20 +37,49 @@ class DeskError(ValueError):
     pass
 
 
+BYE_FIELDS = ("bye_wins", "bye_cup_points", "bye_ranking_points")
+
+
+def bye_scoring(ev: Event, fmt: str | None = None) -> dict[str, int]:
+    """What a bye is worth in the event: the director's figures, else its format's (or `fmt`'s) defaults (the
+    rule texts)."""
+    defaults = BYE_DEFAULTS[fmt or ev.desk_format or "swiss"]
+    return {k: defaults[k] if getattr(ev, k) is None else getattr(ev, k) for k in BYE_FIELDS}
+
+
 def rules_of(ev: Event) -> EventRules:
     return EventRules(format=ev.desk_format or "swiss", rounds=ev.desk_rounds, match_length=ev.match_length or 7,
-                      entry_fee=ev.entry_fee)
+                      entry_fee=ev.entry_fee, **bye_scoring(ev))
+
+
+def _format_text(ev: Event) -> str:
+    byes = bye_scoring(ev)
+    return (f"{ev.desk_format} {ev.desk_rounds} rounds, fee {ev.entry_fee}, bye: {byes['bye_wins']} win, "
+            f"{byes['bye_cup_points']} Cup, {byes['bye_ranking_points']} ranking points")
 
 
 def set_format(s: Session, by: str, ev: Event, fmt: str, rounds: int | None = None,
-               entry_fee: int | None = None) -> Event:
+               entry_fee: int | None = None, byes: dict[str, int | None] | None = None) -> Event:
+    """The event's format, Swiss rounds, entry fee and what a bye is worth (`byes`: any of BYE_FIELDS; one not
+    given keeps its value). The format is fixed once a round is drawn, the bye's worth once a bye is given (the
+    draws so far were made on it)."""
     if fmt not in FORMATS:
         raise DeskError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     if setup.rounds(s, ev) and fmt != ev.desk_format:
         raise DeskError("the event has rounds already; its format cannot change now")
-    before = f"{ev.desk_format} {ev.desk_rounds} rounds, fee {ev.entry_fee}"
+    byes = {k: v for k, v in (byes or {}).items() if v is not None}
+    if set(byes) - set(BYE_FIELDS):
+        raise DeskError(f"unknown bye setting {', '.join(sorted(set(byes) - set(BYE_FIELDS)))}; "
+                        f"one of {', '.join(BYE_FIELDS)}")
+    before = _format_text(ev)
+    current = bye_scoring(ev, fmt)
+    changed = {k: v for k, v in byes.items() if v != current[k]}
+    if changed and _byes_given(s, ev):
+        raise DeskError(f"a bye has been given already, so what a bye is worth cannot change now "
+                        f"({', '.join(f'{k} {current[k]} -> {v}' for k, v in changed.items())})")
     try:
-        EventRules(format=fmt, rounds=rounds or ev.desk_rounds, match_length=ev.match_length or 7)
+        EventRules(format=fmt, rounds=rounds or ev.desk_rounds, match_length=ev.match_length or 7,
+                   **(current | byes))
     except ValueError as e:
         raise DeskError(str(e)) from None
     if entry_fee is not None and entry_fee < 0:
@@ -58,9 +87,16 @@ def set_format(s: Session, by: str, ev: Event, fmt: str, rounds: int | None = No
     ev.desk_format = fmt
     ev.desk_rounds = rounds or ev.desk_rounds
     ev.entry_fee = ev.entry_fee if entry_fee is None else entry_fee
-    audit_log(s, by, "set_format", f"event {ev.id}", before, f"{fmt} {ev.desk_rounds} rounds, fee {ev.entry_fee}")
+    for k, v in byes.items():
+        setattr(ev, k, v)
+    audit_log(s, by, "set_format", f"event {ev.id}", before, _format_text(ev))
     s.flush()
     return ev
+
+
+def _byes_given(s: Session, ev: Event) -> bool:
+    return s.scalar(select(Bye.id).join(Round, Bye.round_id == Round.id).where(Round.event_id == ev.id)
+                    .limit(1)) is not None
 
 
 def seeded_players(s: Session, ev: Event) -> list[str]:
@@ -408,6 +444,7 @@ def desk_json(s: Session, ev: Event) -> dict:
         nxt = {"number": len(st.draws) + 1, "ready": not waiting,
                "waiting_for": [f"{p.a} – {p.b}" for p in waiting]}
     return {"event_id": ev.id, "name": ev.name, "format": ev.desk_format, "swiss_rounds": ev.desk_rounds,
+            "bye_scoring": bye_scoring(ev),
             "rounds_total": st.rounds if ev.desk_format and st.players else None, "next_round": nxt,
             "rounds": rounds,
             **{k: out[k] for k in ("standings", "cup_points", "ranking_points", "prizes", "provisional")}}

@@ -67,10 +67,13 @@ def section_page(request: Request, event_id: int, section: str, login: PageLogin
 @router.post("/events/{event_id}/desk/format")
 def format_post(request: Request, event_id: int, login: PageDirectorDep, session: SessionDep,
                 format: Annotated[str, Form()], rounds: Annotated[int, Form()] = 6,
-                entry_fee: Annotated[int, Form()] = 100):
+                entry_fee: Annotated[int, Form()] = 100, bye_wins: Annotated[int | None, Form()] = None,
+                bye_cup_points: Annotated[int | None, Form()] = None,
+                bye_ranking_points: Annotated[int | None, Form()] = None):
     ev = _event(session, event_id)
+    byes = {"bye_wins": bye_wins, "bye_cup_points": bye_cup_points, "bye_ranking_points": bye_ranking_points}
     return _act(request, login, session, ev,
-                lambda: desk.set_format(session, login.user.username, ev, format, rounds, entry_fee) and [])
+                lambda: desk.set_format(session, login.user.username, ev, format, rounds, entry_fee, byes) and [])
 
 
 @router.post("/events/{event_id}/desk/draw")

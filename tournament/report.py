@@ -15,6 +15,7 @@ def event_json(ev: EventState) -> dict:
     prizes = prize_split(table, ev.rules)
     return {
         "format": ev.rules.format,
+        "bye_scoring": {k: getattr(ev.rules, k) for k in ("bye_wins", "bye_cup_points", "bye_ranking_points")},
         "standings": [{"player": st.player, "place": st.place, "match_wins": st.match_wins,
                        "avg_pr": None if st.avg_pr is None else round(st.avg_pr, 2), "shared": st.shared,
                        "provisional": st.provisional} for st in table],

@@ -48,17 +48,23 @@ class FormatIn(BaseModel):
     format: str
     rounds: int | None = None
     entry_fee: int | None = None
+    # What a bye is worth; left out: as before (at first, the format's default from its rules)
+    bye_wins: int | None = None
+    bye_cup_points: int | None = None
+    bye_ranking_points: int | None = None
 
 
 @router.put("/events/{event_id}/format")
 def put_format(event_id: int, body: FormatIn, login: DirectorDep, session: SessionDep):
     ev = _event(session, event_id)
+    byes = {k: getattr(body, k) for k in desk.BYE_FIELDS}
     try:
-        desk.set_format(session, login.user.username, ev, body.format, body.rounds, body.entry_fee)
+        desk.set_format(session, login.user.username, ev, body.format, body.rounds, body.entry_fee, byes)
     except (desk.DeskError, setup.SetupError) as e:
         raise _fail(session, e) from None
     session.commit()
-    return {"format": ev.desk_format, "rounds": ev.desk_rounds, "entry_fee": ev.entry_fee}
+    return {"format": ev.desk_format, "rounds": ev.desk_rounds, "entry_fee": ev.entry_fee,
+            "bye_scoring": desk.bye_scoring(ev)}
 
 
 class DrawIn(BaseModel):

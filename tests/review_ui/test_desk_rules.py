@@ -1,0 +1,97 @@
+"""The desk's per-event rules on the real server (real SQLite, migrations): what a bye is worth, set with the
+format (API and page form, audited, the format's defaults from its rule texts)."""
+
+from __future__ import annotations
+
+import pytest
+
+from review_ui.models import Event
+from review_ui.review_models import AuditLog
+
+from .review_helpers import add_users, login
+from .test_desk import draw, result
+
+API = "/api/v1/desk"
+SETUP = "/api/v1/setup"
+
+
+@pytest.fixture
+def desk9(client):
+    """dora (director) logged in; the event (boards 7 and 8, plus 9-12) with 9 players, so every round a bye."""
+    from review_ui.services import register_board
+
+    add_users(client.app_state)
+    client.h = login(client, "dora")
+    client.event_id = client.get(f"{SETUP}/events").json()[0]["id"]
+    with client.app_state.db.session() as s:
+        ev = s.get(Event, client.event_id)
+        for n in (9, 10, 11, 12):
+            register_board(s, n, f"board-{n}-token-secret-x", ev)
+        s.commit()
+    for i in range(1, 10):
+        assert client.post(f"{SETUP}/events/{client.event_id}/players", json={"name": f"P{i}"},
+                           headers=client.h).status_code == 201
+    return client
+
+
+def put_format(c, status=200, **body):
+    r = c.put(f"{API}/events/{c.event_id}/format", json=body, headers=c.h)
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def audit(c, action):
+    with c.app_state.db.session() as s:
+        return [(a.before, a.after) for a in s.query(AuditLog).filter(AuditLog.action == action).order_by(AuditLog.id)]
+
+
+def test_bye_scoring_defaults_per_format_and_is_set_with_it(desk9):
+    c = desk9
+    assert put_format(c, format="swiss-top4", rounds=3)["bye_scoring"] == {  # Amberg: byes 0 ranking points
+        "bye_wins": 1, "bye_cup_points": 0, "bye_ranking_points": 0}
+    out = put_format(c, format="swiss-top4", rounds=3, bye_cup_points=1, bye_ranking_points=3)
+    assert out["bye_scoring"] == {"bye_wins": 1, "bye_cup_points": 1, "bye_ranking_points": 3}
+    assert put_format(c, format="swiss-top4", rounds=3)["bye_scoring"]["bye_cup_points"] == 1  # kept when not given
+    assert audit(c, "set_format")[-2][1].endswith("bye: 1 win, 1 Cup, 3 ranking points")
+    rnd = draw(c)
+    (bye,) = rnd["byes"]
+    for p in rnd["pairings"]:
+        result(c, p["match_id"], p["a"])
+    d = c.get(f"{API}/events/{c.event_id}").json()
+    assert d["bye_scoring"]["bye_ranking_points"] == 3
+    assert next(s for s in d["standings"] if s["player"] == bye)["match_wins"] == 1
+    assert d["cup_points"][bye]["win"] == 1 and d["ranking_points"][bye] == 7 + 3
+    # the draws so far rest on it: fixed once a bye is given (the same figures are no change)
+    r = c.put(f"{API}/events/{c.event_id}/format", json={"format": "swiss-top4", "bye_wins": 0}, headers=c.h)
+    assert r.status_code == 422 and "a bye has been given already" in r.json()["detail"]
+    assert "bye_wins 1 -> 0" in r.json()["detail"]
+    put_format(c, format="swiss-top4", rounds=3, bye_wins=1, bye_cup_points=1)
+
+
+@pytest.mark.parametrize("body, msg", [({"bye_wins": 2}, "a bye counts 0 or 1 match wins, not 2"),
+                                       ({"bye_cup_points": -1}, "a bye gives 0 to 2 Cup points, not -1"),
+                                       ({"bye_ranking_points": 9}, "0 to 7 ranking points")])
+def test_impossible_bye_scoring_is_refused(desk9, body, msg):
+    r = desk9.put(f"{API}/events/{desk9.event_id}/format", json={"format": "swiss", **body}, headers=desk9.h)
+    assert r.status_code == 422 and msg in r.json()["detail"]
+    assert audit(desk9, "set_format") == []
+
+
+def test_bye_scoring_by_the_page_form(desk9):
+    c = desk9
+    page = c.get(f"/events/{c.event_id}/desk")
+    assert 'name="bye_cup_points"' in page.text
+    form = {"csrf_token": c.h["X-CSRF-Token"], "format": "swiss", "rounds": "3", "entry_fee": "50",
+            "bye_wins": "0", "bye_cup_points": "2", "bye_ranking_points": "0"}
+    assert c.post(f"/events/{c.event_id}/desk/format", data=form, follow_redirects=False).status_code == 303
+    d = c.get(f"{API}/events/{c.event_id}").json()
+    assert d["bye_scoring"] == {"bye_wins": 0, "bye_cup_points": 2, "bye_ranking_points": 0}
+    rnd = draw(c)
+    for p in rnd["pairings"]:
+        result(c, p["match_id"], p["a"])
+    d = c.get(f"{API}/events/{c.event_id}").json()
+    (bye,) = rnd["byes"]
+    assert next(s for s in d["standings"] if s["player"] == bye)["match_wins"] == 0
+    assert d["cup_points"][bye]["total"] == 2
+    bad = c.post(f"/events/{c.event_id}/desk/format", data=form | {"bye_wins": "1"})
+    assert bad.status_code == 422 and "A bye has been given already" in bad.text
