@@ -157,7 +157,10 @@ def pairing_names(s: Session, m: Match) -> tuple[str, str]:
 
 def event_state(s: Session, ev: Event) -> EventState:
     st = EventState(seeded_players(s, ev), rules_of(ev))
-    names = {p.id: p.name for p in s.scalars(select(Player).where(Player.event_id == ev.id))}
+    rows = list(s.scalars(select(Player).where(Player.event_id == ev.id)))
+    names = {p.id: p.name for p in rows}
+    st.withdrawn = {p.name: p.withdrawn_after for p in rows if p.withdrawn_after is not None}
+    st.left_early = {p.name for p in rows if p.withdrawn_after is not None and p.forfeits_attendance}
     for r in setup.rounds(s, ev):
         draw = RoundDraw(r.number)
         for m in setup.round_matches(s, r):
@@ -174,6 +177,39 @@ def event_state(s: Session, ev: Event) -> EventState:
             st.results.append(bye_result(r.number, names[b.player_id], b.stage))
         st.draws.append(draw)
     return st
+
+
+def withdraw_player(s: Session, by: str, ev: Event, name: str, forfeit_attendance: bool = False) -> int:
+    """`name` leaves the event (audited): not drawn after the rounds drawn so far; their results stay and the
+    standings show them, marked. Returns the last round they were drawn in."""
+    _check_desk(ev)
+    pl = setup.player(s, ev, name) if name.strip() else None
+    if pl is None:
+        raise DeskError(f"{name!r} is not a player of event {ev.name!r}")
+    try:
+        last = event_state(s, ev).withdraw(pl.name, forfeit_attendance)
+    except ValueError as e:
+        raise DeskError(str(e)) from None
+    pl.withdrawn_after, pl.forfeits_attendance = last, forfeit_attendance
+    audit_log(s, by, "withdraw_player", f"event {ev.id} player {pl.name}", "in the event",
+              f"withdrawn after round {last}" + (", attendance points forfeited" if forfeit_attendance else ""))
+    s.flush()
+    return last
+
+
+def reinstate_player(s: Session, by: str, ev: Event, name: str) -> None:
+    """Undo a withdrawal (audited), only while no round has been drawn since it."""
+    pl = setup.player(s, ev, name) if name.strip() else None
+    if pl is None or pl.withdrawn_after is None:
+        raise DeskError(f"{name!r} has not withdrawn from event {ev.name!r}")
+    drawn = len(setup.rounds(s, ev))
+    if drawn > pl.withdrawn_after:
+        raise DeskError(f"round {pl.withdrawn_after + 1} has been drawn without {pl.name} since the withdrawal; "
+                        "it cannot be undone now")
+    before = f"withdrawn after round {pl.withdrawn_after}"
+    pl.withdrawn_after, pl.forfeits_attendance = None, False
+    audit_log(s, by, "reinstate_player", f"event {ev.id} player {pl.name}", before, "in the event")
+    s.flush()
 
 
 def _check_desk(ev: Event) -> None:
@@ -424,7 +460,7 @@ def desk_json(s: Session, ev: Event) -> dict:
     """The event's rounds with results and PRs, its standings, Cup points and prizes."""
     st = event_state(s, ev)
     out = event_json(st) if st.players else {"standings": [], "cup_points": {}, "prizes": {}, "provisional": False,
-                                             "ranking_points": {}}
+                                             "ranking_points": {}, "withdrawn": {}}
     rounds = []
     for r in setup.rounds(s, ev):
         rows = []
@@ -447,7 +483,8 @@ def desk_json(s: Session, ev: Event) -> dict:
             "bye_scoring": bye_scoring(ev),
             "rounds_total": st.rounds if ev.desk_format and st.players else None, "next_round": nxt,
             "rounds": rounds,
-            **{k: out[k] for k in ("standings", "cup_points", "ranking_points", "prizes", "provisional")}}
+            **{k: out[k] for k in ("standings", "cup_points", "ranking_points", "prizes", "provisional",
+                                    "withdrawn")}}
 
 
 def _pr(row: MatchPR | None) -> dict | None:

@@ -98,6 +98,14 @@ def redraw_post(request: Request, event_id: int, number: int, login: PageDirecto
                 lambda: desk.redraw_round(session, login.user.username, ev, number).forced)
 
 
+@router.post("/events/{event_id}/desk/withdraw")
+def withdraw_post(request: Request, event_id: int, login: PageDirectorDep, session: SessionDep,
+                  player: Annotated[str, Form()], forfeit_attendance: Annotated[bool, Form()] = False):
+    ev = _event(session, event_id)
+    return _act(request, login, session, ev, lambda: desk.withdraw_player(
+        session, login.user.username, ev, player, forfeit_attendance) and [])
+
+
 @router.post("/events/{event_id}/desk/matches/{match_id}/result")
 def result_post(request: Request, event_id: int, match_id: int, login: PageDirectorDep, session: SessionDep,
                 winner: Annotated[str, Form()]):

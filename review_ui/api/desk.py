@@ -125,6 +125,35 @@ def get_pairings_csv(event_id: int, number: int, login: LoginDep, session: Sessi
                     headers={"Content-Disposition": f'attachment; filename="round-{number}-pairings.csv"'})
 
 
+class WithdrawIn(BaseModel):
+    player: str
+    forfeit_attendance: bool = False  # Amberg: the 7 attendance points taken for leaving early
+
+
+@router.post("/events/{event_id}/withdrawals", status_code=201)
+def post_withdrawal(event_id: int, body: WithdrawIn, login: DirectorDep, session: SessionDep):
+    """A player leaves the event: not drawn from the next round on; results stay; standings mark them."""
+    ev = _event(session, event_id)
+    try:
+        last = desk.withdraw_player(session, login.user.username, ev, body.player, body.forfeit_attendance)
+    except (desk.DeskError, setup.SetupError) as e:
+        raise _fail(session, e) from None
+    session.commit()
+    return {"player": body.player, "withdrawn_after": last, "forfeit_attendance": body.forfeit_attendance}
+
+
+@router.delete("/events/{event_id}/withdrawals/{player}")
+def delete_withdrawal(event_id: int, player: str, login: DirectorDep, session: SessionDep):
+    """Undo a withdrawal while no round has been drawn since."""
+    ev = _event(session, event_id)
+    try:
+        desk.reinstate_player(session, login.user.username, ev, player)
+    except (desk.DeskError, setup.SetupError) as e:
+        raise _fail(session, e) from None
+    session.commit()
+    return {"player": player, "withdrawn_after": None}
+
+
 class ResultIn(BaseModel):
     winner: str
 

@@ -95,3 +95,74 @@ def test_bye_scoring_by_the_page_form(desk9):
     assert d["cup_points"][bye]["total"] == 2
     bad = c.post(f"/events/{c.event_id}/desk/format", data=form | {"bye_wins": "1"})
     assert bad.status_code == 422 and "A bye has been given already" in bad.text
+
+
+def withdraw(c, player, status=201, **kw):
+    r = c.post(f"{API}/events/{c.event_id}/withdrawals", json={"player": player, **kw}, headers=c.h)
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def test_a_withdrawn_player_is_not_drawn_again_and_the_standings_mark_them(desk9, capsys):
+    c = desk9
+    put_format(c, format="swiss", rounds=3)
+    r1 = draw(c)
+    gone = r1["pairings"][0]["a"]
+    for p in r1["pairings"]:
+        result(c, p["match_id"], p["a"])
+    assert withdraw(c, gone)["withdrawn_after"] == 1
+    r2 = draw(c)
+    players2 = {x for p in r2["pairings"] for x in (p["a"], p["b"])} | set(r2["byes"])
+    assert gone not in players2 and len(players2) == 8 and not r2["byes"]  # eight left: no bye
+    # too late to undo: round 2 was drawn without them
+    r = c.delete(f"{API}/events/{c.event_id}/withdrawals/{gone}", headers=c.h)
+    assert r.status_code == 422 and "round 2 has been drawn without" in r.json()["detail"]
+    d = c.get(f"{API}/events/{c.event_id}").json()
+    row = next(s for s in d["standings"] if s["player"] == gone)
+    assert row["withdrawn"] is True and row["match_wins"] == 1 and d["withdrawn"] == {gone: 1}
+    assert d["rounds"][0]["pairings"][0]["winner"] == gone  # the played result stays
+    page = c.get(f"/events/{c.event_id}/desk/standings").text
+    assert f'{gone} <small class="withdrawn">(withdrawn)</small>' in page
+    assert audit(c, "withdraw_player") == [("in the event", "withdrawn after round 1")]
+    from bgscribe.cli import main
+
+    assert main(["event", "standings", "--data", str(c.app_state.settings.data_dir), "--event",
+                 str(c.event_id)]) == 0
+    assert f"{gone}: 1 win (withdrawn)" in capsys.readouterr().out
+
+
+def test_withdrawals_refused_with_the_reason_and_undone_before_the_next_draw(desk9):
+    c = desk9
+    r = c.post(f"{API}/events/{c.event_id}/withdrawals", json={"player": "P1"}, headers=c.h)
+    assert r.status_code == 422 and "has no format yet" in r.json()["detail"]
+    put_format(c, format="swiss-top4", rounds=1)
+    assert withdraw(c, "Nobody", 422)["detail"] == "'Nobody' is not a player of event 'EPC Leg 3'"
+    assert "a player's name" in withdraw(c, "x" * 300, 422)["detail"]
+    withdraw(c, "P9", forfeit_attendance=True)
+    assert "has withdrawn already (before round 1)" in withdraw(c, "P9", 422)["detail"]
+    r = c.delete(f"{API}/events/{c.event_id}/withdrawals/P9", headers=c.h)
+    assert r.status_code == 200 and audit(c, "reinstate_player")[0][0] == "withdrawn after round 0"
+    withdraw(c, "P9", forfeit_attendance=True)
+    rnd = draw(c)
+    assert "P9" not in {x for p in rnd["pairings"] for x in (p["a"], p["b"])} | set(rnd["byes"])
+    d = c.get(f"{API}/events/{c.event_id}").json()
+    assert d["ranking_points"]["P9"] == 0  # Amberg: attendance points taken for leaving early
+    for p in rnd["pairings"]:
+        result(c, p["match_id"], p["a"])
+    semis = draw(c)
+    assert "plays the knockout" in withdraw(c, semis["pairings"][0]["a"], 422)["detail"]
+    assert c.post(f"{API}/events/{c.event_id}/withdrawals", json={"player": "P1"}).status_code == 403  # no CSRF
+    staff = type(c)(c.app)  # staff read the desk; only directors change it
+    h = login(staff, "ann")
+    assert staff.post(f"{API}/events/{c.event_id}/withdrawals", json={"player": "P1"}, headers=h).status_code == 403
+
+
+def test_withdraw_by_the_page_form(desk9):
+    c = desk9
+    put_format(c, format="swiss", rounds=2)
+    assert 'id="withdraw"' in c.get(f"/events/{c.event_id}/desk").text
+    form = {"csrf_token": c.h["X-CSRF-Token"], "player": "P4", "forfeit_attendance": "true"}
+    assert c.post(f"/events/{c.event_id}/desk/withdraw", data=form, follow_redirects=False).status_code == 303
+    bad = c.post(f"/events/{c.event_id}/desk/withdraw", data=form)
+    assert bad.status_code == 422 and "P4 has withdrawn already" in bad.text
+    assert audit(c, "withdraw_player")[0][1] == "withdrawn after round 0, attendance points forfeited"
