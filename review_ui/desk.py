@@ -480,7 +480,7 @@ def desk_json(s: Session, ev: Event) -> dict:
         nxt = {"number": len(st.draws) + 1, "ready": not waiting,
                "waiting_for": [f"{p.a} – {p.b}" for p in waiting]}
     return {"event_id": ev.id, "name": ev.name, "format": ev.desk_format, "swiss_rounds": ev.desk_rounds,
-            "bye_scoring": bye_scoring(ev),
+            "bye_scoring": bye_scoring(ev), "season": ev.season,
             "rounds_total": st.rounds if ev.desk_format and st.players else None, "next_round": nxt,
             "rounds": rounds,
             **{k: out[k] for k in ("standings", "cup_points", "ranking_points", "prizes", "provisional",

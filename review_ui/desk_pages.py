@@ -76,6 +76,36 @@ def format_post(request: Request, event_id: int, login: PageDirectorDep, session
                 lambda: desk.set_format(session, login.user.username, ev, format, rounds, entry_fee, byes) and [])
 
 
+@router.post("/events/{event_id}/desk/season")
+def season_post(request: Request, event_id: int, login: PageDirectorDep, session: SessionDep,
+                season: Annotated[str, Form()] = ""):
+    from . import season as seasons
+
+    ev = _event(session, event_id)
+    return _act(request, login, session, ev, lambda: seasons.set_season(session, login.user.username, ev, season)
+                and [])
+
+
+@router.get("/seasons", response_class=HTMLResponse)
+def seasons_page(request: Request, login: PageLoginDep, session: SessionDep):
+    from . import season
+
+    return templates.TemplateResponse(request, "season.html", {"login": login, "seasons": season.seasons(session),
+                                                               "t": None})
+
+
+@router.get("/seasons/{name}", response_class=HTMLResponse)
+def season_page(request: Request, name: str, login: PageLoginDep, session: SessionDep):
+    """A season's table (Amberg's Saisonrangliste) over the events put in it."""
+    from . import season
+
+    try:
+        t = season.season_json(session, name)
+    except desk.DeskError as e:
+        raise HTTPException(404, str(e)) from None
+    return templates.TemplateResponse(request, "season.html", {"login": login, "seasons": [], "t": t})
+
+
 @router.post("/events/{event_id}/desk/draw")
 def draw_post(request: Request, event_id: int, login: PageDirectorDep, session: SessionDep):
     ev = _event(session, event_id)

@@ -55,6 +55,8 @@ class Event(Base):
     bye_wins: Mapped[int | None] = mapped_column(Integer, nullable=True)
     bye_cup_points: Mapped[int | None] = mapped_column(Integer, nullable=True)
     bye_ranking_points: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # The season the event counts towards (review_ui/season.py: Amberg's season table), e.g. "Amberg 2026".
+    season: Mapped[str | None] = mapped_column(String(100), nullable=True, index=True)
 
     boards: Mapped[list[Board]] = relationship(back_populates="event")
 

@@ -67,6 +67,42 @@ def put_format(event_id: int, body: FormatIn, login: DirectorDep, session: Sessi
             "bye_scoring": desk.bye_scoring(ev)}
 
 
+class SeasonIn(BaseModel):
+    season: str  # "" takes the event out of any season
+
+
+@router.put("/events/{event_id}/season")
+def put_season(event_id: int, body: SeasonIn, login: DirectorDep, session: SessionDep):
+    """The season the event counts towards (its ranking points in the season table)."""
+    from .. import season
+
+    ev = _event(session, event_id)
+    try:
+        season.set_season(session, login.user.username, ev, body.season)
+    except desk.DeskError as e:
+        raise _fail(session, e) from None
+    session.commit()
+    return {"event_id": ev.id, "season": ev.season}
+
+
+@router.get("/seasons")
+def get_seasons(login: LoginDep, session: SessionDep):
+    from .. import season
+
+    return {"seasons": season.seasons(session)}
+
+
+@router.get("/seasons/{name}")
+def get_season(name: str, login: LoginDep, session: SessionDep):
+    """The season table: ranking points over the season's events; more tournament wins, then fewer played."""
+    from .. import season
+
+    try:
+        return season.season_json(session, name)
+    except desk.DeskError as e:
+        raise HTTPException(404, str(e)) from None
+
+
 class DrawIn(BaseModel):
     starts_at: datetime | None = None
 
