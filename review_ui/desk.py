@@ -128,21 +128,36 @@ def match_prs(s: Session, m: Match) -> dict[str, MatchPR]:
     return out
 
 
+_transcript_results: dict[tuple, tuple[str | None, str]] = {}
+
+
 def match_result(s: Session, m: Match) -> tuple[str | None, str]:
-    """(winner, where it came from): a hand-entered result, else the approved transcript's."""
+    """(winner, where it came from): a hand-entered result, else the approved transcript's. The transcript's is
+    replayed once per version (cached): the desk and the dashboard rebuild the event at every request."""
     row = s.get(MatchResult, m.id)
     if row is not None:
         return row.winner, row.source
-    rec = transcript_record(s, m)
-    if rec is not None:
-        a, b = pairing_names(s, m)
-        if set(rec.players) != {a, b}:  # the decoder's names, not the pairing's: a person must say who is who
-            return None, f"the transcript's players ({rec.players[0]} – {rec.players[1]}) are not {a} – {b}"
-        try:
-            return match_winner(rec)[0], "transcript"
-        except UnfinishedMatch as e:
-            return None, str(e)
-    return None, ""
+    t = _transcript(s, m)
+    if t is None or t.status not in APPROVED:
+        return None, ""
+    a, b = pairing_names(s, m)
+    key = (t.id, t.match_id, t.version, t.status, t.updated_at, a, b)
+    got = _transcript_results.get(key)
+    if got is None:
+        got = _transcript_result(transcript_record(s, m), a, b)
+        if len(_transcript_results) > 5000:
+            _transcript_results.clear()
+        _transcript_results[key] = got
+    return got
+
+
+def _transcript_result(rec, a: str, b: str) -> tuple[str | None, str]:
+    if set(rec.players) != {a, b}:  # the decoder's names, not the pairing's: a person must say who is who
+        return None, f"the transcript's players ({rec.players[0]} – {rec.players[1]}) are not {a} – {b}"
+    try:
+        return match_winner(rec)[0], "transcript"
+    except UnfinishedMatch as e:
+        return None, str(e)
 
 
 def pairing_names(s: Session, m: Match) -> tuple[str, str]:
