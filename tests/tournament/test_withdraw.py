@@ -3,7 +3,11 @@ them marked; at Amberg's cut the top 4 still in play; in the cup their next oppo
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tournament.formats import EventState
 from tournament.model import EventRules, Result
@@ -101,3 +105,29 @@ def test_in_the_cup_the_next_opponent_goes_through_on_a_bye():
     table = {st.player: st for st in ev.standings()}
     assert table[winners[0]].withdrawn and table[winners[0]].match_wins == 1
     assert table[final.a].place == 1
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(8, 40), rounds=st.integers(3, 7), seed=st.integers(0, 10**6))
+def test_random_withdrawals_never_drawn_again(n, rounds, seed):
+    rng = random.Random(seed)
+    players = [f"P{i:02d}" for i in range(n)]
+    ev = EventState(list(players), EventRules(rounds=rounds))
+    while not ev.finished:
+        if len(ev.draws) < rounds and rng.random() < 0.4 and len(ev.withdrawn) < n - 4:
+            ev.withdraw(rng.choice([p for p in players if p not in ev.withdrawn]))
+        had_bye = {r.a for r in ev.results if r.bye}
+        d = ev.next_draw()
+        assert not {p for p, last in ev.withdrawn.items() if last < d.number} & d.players()
+        assert d.players() == {p for p in players if ev.withdrawn.get(p, rounds) >= d.number}
+        if not d.forced:  # no second bye while the rules can be kept
+            assert not {b.player for b in d.byes} & had_bye
+        finish_round(ev, pick=lambda p: rng.choice((p.a, p.b)))
+    table = ev.standings()
+    assert sorted(st.player for st in table) == players
+    for st_ in table:
+        assert st_.withdrawn == (st_.player in ev.withdrawn)
+        games = sum(1 for r in ev.results if st_.player in (r.a, r.b) and not r.bye)
+        assert st_.played == games
+        if st_.player in ev.withdrawn:
+            assert games + st_.byes == ev.withdrawn[st_.player]  # every round until they left, none after
