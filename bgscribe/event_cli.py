@@ -44,6 +44,10 @@ def add_event_commands(sub) -> None:
     p.add_argument("--pr-ply", type=int, choices=(0, 1, 2, 3), metavar="N",
                    help="analyse every match with gnubg at N plies for its PRs (0: about 1 s a match)")
     p.add_argument("--entry-fee", type=int, default=100, metavar="EUR", help="per player (default: 100)")
+    for flag, what in (("wins", "match wins in the Swiss score (0 or 1)"), ("cup-points", "Cup points (0-2)"),
+                       ("ranking-points", "Amberg ranking points")):
+        p.add_argument(f"--bye-{flag}", type=int, metavar="N",
+                       help=f"a bye's {what} (default: the format's rules: 1 win, no Cup or ranking points)")
     p.add_argument("--json", action="store_true", help="print the whole event as JSON")
     p.set_defaults(func=cmd_event_simulate)
     from review_ui.desk_cli import add_desk_commands
@@ -75,14 +79,17 @@ def cmd_pr(args) -> int:
 
 
 def cmd_event_simulate(args) -> int:
-    from tournament.model import EventRules
+    from tournament.model import BYE_DEFAULTS, EventRules
     from tournament.pairing import PairingError
     from tournament.pr import GnubgError
     from tournament.simulate import simulate_event
 
+    given = {"bye_wins": args.bye_wins, "bye_cup_points": args.bye_cup_points,
+             "bye_ranking_points": args.bye_ranking_points}
+    byes = BYE_DEFAULTS[args.format] | {k: v for k, v in given.items() if v is not None}
     try:
         rules = EventRules(format=args.format, rounds=args.rounds, match_length=args.length,
-                           entry_fee=args.entry_fee)
+                           entry_fee=args.entry_fee, **byes)
         if args.players < 2:
             raise ValueError(f"--players must be 2 or more, not {args.players}")
         if args.format == "swiss-top4" and args.players < 4:

@@ -166,3 +166,31 @@ def camera_summary(b: Board) -> dict | None:
             "detail": "; ".join(f"{check_label(c.get('name'))}: {c.get('message')}" for c in checks
                                 if c.get("status") != "pass"),
             "checked_at": b.camera_checked_at}
+
+
+TOP = 8  # standings rows per event on the dashboard (the full table is on the desk)
+
+
+def event_rows(s: Session, now: datetime | None = None) -> list[dict]:
+    """Each event the desk runs (a format chosen, players entered): its current round (the one the boards show)
+    with how many of its results are in, and the top of its standings, `provisional` while any PR is."""
+    from tournament.report import event_json
+
+    from .desk import event_state
+
+    now = now or utcnow()
+    out = []
+    for ev in s.scalars(select(Event).where(Event.desk_format.is_not(None)).order_by(Event.id)):
+        st = event_state(s, ev)
+        if not st.players:
+            continue
+        data = event_json(st)
+        r = current_round(s, ev, now)
+        draw = next((d for d in st.draws if r is not None and d.number == r.number), None)
+        waiting = st.missing(r.number) if r is not None else []
+        out.append({"event_id": ev.id, "name": ev.name, "format": ev.desk_format, "rounds_total": st.rounds,
+                    "round": None if r is None else r.number,
+                    "matches": len(draw.pairings) if draw else 0, "results_in": (len(draw.pairings) - len(waiting))
+                    if draw else 0, "finished": st.finished, "provisional": data["provisional"],
+                    "standings": data["standings"][:TOP], "players": len(st.players)})
+    return out

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tournament.formats import EventState, RoundNotReady
-from tournament.model import FORMATS, EventRules, Pairing, Result, RoundDraw, bye_result
+from tournament.model import BYE_DEFAULTS, FORMATS, EventRules, Pairing, Result, RoundDraw, bye_result
 from tournament.model import Bye as DrawBye
 from tournament.pairing import PairingError, assign_boards, opponents
 from tournament.report import event_json
@@ -37,20 +37,49 @@ class DeskError(ValueError):
     pass
 
 
+BYE_FIELDS = ("bye_wins", "bye_cup_points", "bye_ranking_points")
+
+
+def bye_scoring(ev: Event, fmt: str | None = None) -> dict[str, int]:
+    """What a bye is worth in the event: the director's figures, else its format's (or `fmt`'s) defaults (the
+    rule texts)."""
+    defaults = BYE_DEFAULTS[fmt or ev.desk_format or "swiss"]
+    return {k: defaults[k] if getattr(ev, k) is None else getattr(ev, k) for k in BYE_FIELDS}
+
+
 def rules_of(ev: Event) -> EventRules:
     return EventRules(format=ev.desk_format or "swiss", rounds=ev.desk_rounds, match_length=ev.match_length or 7,
-                      entry_fee=ev.entry_fee)
+                      entry_fee=ev.entry_fee, **bye_scoring(ev))
+
+
+def _format_text(ev: Event) -> str:
+    byes = bye_scoring(ev)
+    return (f"{ev.desk_format} {ev.desk_rounds} rounds, fee {ev.entry_fee}, bye: {byes['bye_wins']} win, "
+            f"{byes['bye_cup_points']} Cup, {byes['bye_ranking_points']} ranking points")
 
 
 def set_format(s: Session, by: str, ev: Event, fmt: str, rounds: int | None = None,
-               entry_fee: int | None = None) -> Event:
+               entry_fee: int | None = None, byes: dict[str, int | None] | None = None) -> Event:
+    """The event's format, Swiss rounds, entry fee and what a bye is worth (`byes`: any of BYE_FIELDS; one not
+    given keeps its value). The format is fixed once a round is drawn, the bye's worth once a bye is given (the
+    draws so far were made on it)."""
     if fmt not in FORMATS:
         raise DeskError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     if setup.rounds(s, ev) and fmt != ev.desk_format:
         raise DeskError("the event has rounds already; its format cannot change now")
-    before = f"{ev.desk_format} {ev.desk_rounds} rounds, fee {ev.entry_fee}"
+    byes = {k: v for k, v in (byes or {}).items() if v is not None}
+    if set(byes) - set(BYE_FIELDS):
+        raise DeskError(f"unknown bye setting {', '.join(sorted(set(byes) - set(BYE_FIELDS)))}; "
+                        f"one of {', '.join(BYE_FIELDS)}")
+    before = _format_text(ev)
+    current = bye_scoring(ev, fmt)
+    changed = {k: v for k, v in byes.items() if v != current[k]}
+    if changed and _byes_given(s, ev):
+        raise DeskError(f"a bye has been given already, so what a bye is worth cannot change now "
+                        f"({', '.join(f'{k} {current[k]} -> {v}' for k, v in changed.items())})")
     try:
-        EventRules(format=fmt, rounds=rounds or ev.desk_rounds, match_length=ev.match_length or 7)
+        EventRules(format=fmt, rounds=rounds or ev.desk_rounds, match_length=ev.match_length or 7,
+                   **(current | byes))
     except ValueError as e:
         raise DeskError(str(e)) from None
     if entry_fee is not None and entry_fee < 0:
@@ -58,9 +87,16 @@ def set_format(s: Session, by: str, ev: Event, fmt: str, rounds: int | None = No
     ev.desk_format = fmt
     ev.desk_rounds = rounds or ev.desk_rounds
     ev.entry_fee = ev.entry_fee if entry_fee is None else entry_fee
-    audit_log(s, by, "set_format", f"event {ev.id}", before, f"{fmt} {ev.desk_rounds} rounds, fee {ev.entry_fee}")
+    for k, v in byes.items():
+        setattr(ev, k, v)
+    audit_log(s, by, "set_format", f"event {ev.id}", before, _format_text(ev))
     s.flush()
     return ev
+
+
+def _byes_given(s: Session, ev: Event) -> bool:
+    return s.scalar(select(Bye.id).join(Round, Bye.round_id == Round.id).where(Round.event_id == ev.id)
+                    .limit(1)) is not None
 
 
 def seeded_players(s: Session, ev: Event) -> list[str]:
@@ -92,21 +128,36 @@ def match_prs(s: Session, m: Match) -> dict[str, MatchPR]:
     return out
 
 
+_transcript_results: dict[tuple, tuple[str | None, str]] = {}
+
+
 def match_result(s: Session, m: Match) -> tuple[str | None, str]:
-    """(winner, where it came from): a hand-entered result, else the approved transcript's."""
+    """(winner, where it came from): a hand-entered result, else the approved transcript's. The transcript's is
+    replayed once per version (cached): the desk and the dashboard rebuild the event at every request."""
     row = s.get(MatchResult, m.id)
     if row is not None:
         return row.winner, row.source
-    rec = transcript_record(s, m)
-    if rec is not None:
-        a, b = pairing_names(s, m)
-        if set(rec.players) != {a, b}:  # the decoder's names, not the pairing's: a person must say who is who
-            return None, f"the transcript's players ({rec.players[0]} – {rec.players[1]}) are not {a} – {b}"
-        try:
-            return match_winner(rec)[0], "transcript"
-        except UnfinishedMatch as e:
-            return None, str(e)
-    return None, ""
+    t = _transcript(s, m)
+    if t is None or t.status not in APPROVED:
+        return None, ""
+    a, b = pairing_names(s, m)
+    key = (t.id, t.match_id, t.version, t.status, t.updated_at, a, b)
+    got = _transcript_results.get(key)
+    if got is None:
+        got = _transcript_result(transcript_record(s, m), a, b)
+        if len(_transcript_results) > 5000:
+            _transcript_results.clear()
+        _transcript_results[key] = got
+    return got
+
+
+def _transcript_result(rec, a: str, b: str) -> tuple[str | None, str]:
+    if set(rec.players) != {a, b}:  # the decoder's names, not the pairing's: a person must say who is who
+        return None, f"the transcript's players ({rec.players[0]} – {rec.players[1]}) are not {a} – {b}"
+    try:
+        return match_winner(rec)[0], "transcript"
+    except UnfinishedMatch as e:
+        return None, str(e)
 
 
 def pairing_names(s: Session, m: Match) -> tuple[str, str]:
@@ -121,7 +172,10 @@ def pairing_names(s: Session, m: Match) -> tuple[str, str]:
 
 def event_state(s: Session, ev: Event) -> EventState:
     st = EventState(seeded_players(s, ev), rules_of(ev))
-    names = {p.id: p.name for p in s.scalars(select(Player).where(Player.event_id == ev.id))}
+    rows = list(s.scalars(select(Player).where(Player.event_id == ev.id)))
+    names = {p.id: p.name for p in rows}
+    st.withdrawn = {p.name: p.withdrawn_after for p in rows if p.withdrawn_after is not None}
+    st.left_early = {p.name for p in rows if p.withdrawn_after is not None and p.forfeits_attendance}
     for r in setup.rounds(s, ev):
         draw = RoundDraw(r.number)
         for m in setup.round_matches(s, r):
@@ -138,6 +192,39 @@ def event_state(s: Session, ev: Event) -> EventState:
             st.results.append(bye_result(r.number, names[b.player_id], b.stage))
         st.draws.append(draw)
     return st
+
+
+def withdraw_player(s: Session, by: str, ev: Event, name: str, forfeit_attendance: bool = False) -> int:
+    """`name` leaves the event (audited): not drawn after the rounds drawn so far; their results stay and the
+    standings show them, marked. Returns the last round they were drawn in."""
+    _check_desk(ev)
+    pl = setup.player(s, ev, name) if name.strip() else None
+    if pl is None:
+        raise DeskError(f"{name!r} is not a player of event {ev.name!r}")
+    try:
+        last = event_state(s, ev).withdraw(pl.name, forfeit_attendance)
+    except ValueError as e:
+        raise DeskError(str(e)) from None
+    pl.withdrawn_after, pl.forfeits_attendance = last, forfeit_attendance
+    audit_log(s, by, "withdraw_player", f"event {ev.id} player {pl.name}", "in the event",
+              f"withdrawn after round {last}" + (", attendance points forfeited" if forfeit_attendance else ""))
+    s.flush()
+    return last
+
+
+def reinstate_player(s: Session, by: str, ev: Event, name: str) -> None:
+    """Undo a withdrawal (audited), only while no round has been drawn since it."""
+    pl = setup.player(s, ev, name) if name.strip() else None
+    if pl is None or pl.withdrawn_after is None:
+        raise DeskError(f"{name!r} has not withdrawn from event {ev.name!r}")
+    drawn = len(setup.rounds(s, ev))
+    if drawn > pl.withdrawn_after:
+        raise DeskError(f"round {pl.withdrawn_after + 1} has been drawn without {pl.name} since the withdrawal; "
+                        "it cannot be undone now")
+    before = f"withdrawn after round {pl.withdrawn_after}"
+    pl.withdrawn_after, pl.forfeits_attendance = None, False
+    audit_log(s, by, "reinstate_player", f"event {ev.id} player {pl.name}", before, "in the event")
+    s.flush()
 
 
 def _check_desk(ev: Event) -> None:
@@ -388,7 +475,7 @@ def desk_json(s: Session, ev: Event) -> dict:
     """The event's rounds with results and PRs, its standings, Cup points and prizes."""
     st = event_state(s, ev)
     out = event_json(st) if st.players else {"standings": [], "cup_points": {}, "prizes": {}, "provisional": False,
-                                             "ranking_points": {}}
+                                             "ranking_points": {}, "withdrawn": {}}
     rounds = []
     for r in setup.rounds(s, ev):
         rows = []
@@ -408,9 +495,11 @@ def desk_json(s: Session, ev: Event) -> dict:
         nxt = {"number": len(st.draws) + 1, "ready": not waiting,
                "waiting_for": [f"{p.a} – {p.b}" for p in waiting]}
     return {"event_id": ev.id, "name": ev.name, "format": ev.desk_format, "swiss_rounds": ev.desk_rounds,
+            "bye_scoring": bye_scoring(ev), "season": ev.season,
             "rounds_total": st.rounds if ev.desk_format and st.players else None, "next_round": nxt,
             "rounds": rounds,
-            **{k: out[k] for k in ("standings", "cup_points", "ranking_points", "prizes", "provisional")}}
+            **{k: out[k] for k in ("standings", "cup_points", "ranking_points", "prizes", "provisional",
+                                    "withdrawn")}}
 
 
 def _pr(row: MatchPR | None) -> dict | None:

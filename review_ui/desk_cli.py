@@ -115,7 +115,7 @@ def cmd_standings(args) -> int:
         for st in d["standings"]:
             pr = "" if st["avg_pr"] is None else f", PR {st['avg_pr']:.2f}"
             print(f"{st['place']:>4}{'=' if st['shared'] else ' '} {st['player']}: {st['match_wins']} "
-                  f"win{'s' * (st['match_wins'] != 1)}{pr}")
+                  f"win{'s' * (st['match_wins'] != 1)}{pr}{' (withdrawn)' if st['withdrawn'] else ''}")
         print("Cup points:", ", ".join(f"{p} {c['total']}" for p, c in d["cup_points"].items()))
         return 0
 

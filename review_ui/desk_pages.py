@@ -67,10 +67,43 @@ def section_page(request: Request, event_id: int, section: str, login: PageLogin
 @router.post("/events/{event_id}/desk/format")
 def format_post(request: Request, event_id: int, login: PageDirectorDep, session: SessionDep,
                 format: Annotated[str, Form()], rounds: Annotated[int, Form()] = 6,
-                entry_fee: Annotated[int, Form()] = 100):
+                entry_fee: Annotated[int, Form()] = 100, bye_wins: Annotated[int | None, Form()] = None,
+                bye_cup_points: Annotated[int | None, Form()] = None,
+                bye_ranking_points: Annotated[int | None, Form()] = None):
     ev = _event(session, event_id)
+    byes = {"bye_wins": bye_wins, "bye_cup_points": bye_cup_points, "bye_ranking_points": bye_ranking_points}
     return _act(request, login, session, ev,
-                lambda: desk.set_format(session, login.user.username, ev, format, rounds, entry_fee) and [])
+                lambda: desk.set_format(session, login.user.username, ev, format, rounds, entry_fee, byes) and [])
+
+
+@router.post("/events/{event_id}/desk/season")
+def season_post(request: Request, event_id: int, login: PageDirectorDep, session: SessionDep,
+                season: Annotated[str, Form()] = ""):
+    from . import season as seasons
+
+    ev = _event(session, event_id)
+    return _act(request, login, session, ev, lambda: seasons.set_season(session, login.user.username, ev, season)
+                and [])
+
+
+@router.get("/seasons", response_class=HTMLResponse)
+def seasons_page(request: Request, login: PageLoginDep, session: SessionDep):
+    from . import season
+
+    return templates.TemplateResponse(request, "season.html", {"login": login, "seasons": season.seasons(session),
+                                                               "t": None})
+
+
+@router.get("/seasons/{name}", response_class=HTMLResponse)
+def season_page(request: Request, name: str, login: PageLoginDep, session: SessionDep):
+    """A season's table (Amberg's Saisonrangliste) over the events put in it."""
+    from . import season
+
+    try:
+        t = season.season_json(session, name)
+    except desk.DeskError as e:
+        raise HTTPException(404, str(e)) from None
+    return templates.TemplateResponse(request, "season.html", {"login": login, "seasons": [], "t": t})
 
 
 @router.post("/events/{event_id}/desk/draw")
@@ -93,6 +126,14 @@ def redraw_post(request: Request, event_id: int, number: int, login: PageDirecto
     ev = _event(session, event_id)
     return _act(request, login, session, ev,
                 lambda: desk.redraw_round(session, login.user.username, ev, number).forced)
+
+
+@router.post("/events/{event_id}/desk/withdraw")
+def withdraw_post(request: Request, event_id: int, login: PageDirectorDep, session: SessionDep,
+                  player: Annotated[str, Form()], forfeit_attendance: Annotated[bool, Form()] = False):
+    ev = _event(session, event_id)
+    return _act(request, login, session, ev, lambda: desk.withdraw_player(
+        session, login.user.username, ev, player, forfeit_attendance) and [])
 
 
 @router.post("/events/{event_id}/desk/matches/{match_id}/result")

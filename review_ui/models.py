@@ -50,6 +50,13 @@ class Event(Base):
     desk_format: Mapped[str | None] = mapped_column(String(16), nullable=True)
     desk_rounds: Mapped[int] = mapped_column(Integer, default=6, server_default="6")
     entry_fee: Mapped[int] = mapped_column(Integer, default=100, server_default="100")
+    # What a bye is worth (tournament.model.EventRules); None: the format's default (BYE_DEFAULTS), so a format
+    # chosen later brings its own.
+    bye_wins: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    bye_cup_points: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    bye_ranking_points: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # The season the event counts towards (review_ui/season.py: Amberg's season table), e.g. "Amberg 2026".
+    season: Mapped[str | None] = mapped_column(String(100), nullable=True, index=True)
 
     boards: Mapped[list[Board]] = relationship(back_populates="event")
 

@@ -27,7 +27,7 @@ from .auth import (
     start_session,
 )
 from .board_svg import board_svg, view_flips
-from .dashboard import board_rows, match_rows
+from .dashboard import board_rows, event_rows, match_rows
 from .footage_frames import locate, match_segments
 from .models import Match
 from .pipeline import match_stage
@@ -116,7 +116,7 @@ def pipeline_stage(session: Session, match: Match) -> dict:
 
 def _dashboard_ctx(login, session: Session) -> dict:
     return {"login": login, "boards": board_rows(session, pipeline_stage), "rows": match_rows(session, pipeline_stage),
-            "now": utcnow()}
+            "events": event_rows(session), "now": utcnow()}
 
 
 @router.get("/", response_class=HTMLResponse)

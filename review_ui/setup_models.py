@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .models import Base
@@ -21,6 +21,10 @@ class Player(Base):
     event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    # Withdrawn from the event (review_ui/desk.py): the last round they were drawn in (0: before round 1), and
+    # whether the director took their attendance points (Amberg's rule allows it for leaving early).
+    withdrawn_after: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    forfeits_attendance: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
 
 class Round(Base):

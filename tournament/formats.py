@@ -8,6 +8,11 @@ the results so far (so the server can rebuild it from its tables at every reques
   first-round match, played alongside from round 2; placed by the round a player went out in.
 
 A round is drawn only when every match of the rounds before it has a result (RoundNotReady says which).
+
+A player who withdraws (`withdrawn`: player -> the last round they were drawn in) is not drawn from the next
+round on; their results stay and the standings keep them. In the Swiss they leave the field (an odd field left
+gives a bye); at Amberg's cut the top 4 still in play the semi-finals; in the cup their next opponent goes
+through on a bye. A withdrawal during Amberg's knockout is a match conceded (a result), not a withdrawal.
 """
 
 from __future__ import annotations
@@ -44,11 +49,24 @@ def _winners(results: list[Result], number: int, stage: str) -> dict[frozenset, 
             if r.round == number and r.stage == stage and not r.bye}
 
 
-def _cup_brackets(players: list[str], results: list[Result], upto: int) -> tuple[Bracket, Bracket | None]:
-    """The main and consolation brackets after rounds 1..upto (replayed from the results)."""
+def gone_by(withdrawn: dict[str, int] | None, number: int) -> set[str]:
+    """The players not to be drawn in round `number`: withdrawn after an earlier round."""
+    return {p for p, last in (withdrawn or {}).items() if last < number}
+
+
+def _cup_brackets(players: list[str], results: list[Result], upto: int,
+                  withdrawn: dict[str, int] | None = None) -> tuple[Bracket, Bracket | None]:
+    """The main and consolation brackets after rounds 1..upto (replayed from the results), ready for round
+    upto + 1 (the players withdrawn by then out of their slots)."""
     main = Bracket.seeded(CUP, players)
     consolation = None
-    for number in range(1, upto + 1):
+    for number in range(1, upto + 2):
+        gone = gone_by(withdrawn, number)
+        for bracket in (main, consolation):
+            if bracket is not None:
+                bracket.withdraw(gone)
+        if number > upto:
+            break
         if consolation is not None and not consolation.done:
             consolation.advance(_winners(results, number, CONSOLATION))
         losers = main.advance(_winners(results, number, CUP))
@@ -58,10 +76,12 @@ def _cup_brackets(players: list[str], results: list[Result], upto: int) -> tuple
     return main, consolation
 
 
-def _top4(players: list[str], results: list[Result], rules: EventRules) -> tuple[list[str], list[str]]:
-    table = standings(players, results, rules)
+def _top4(players: list[str], results: list[Result], rules: EventRules,
+          gone: set[str] = frozenset()) -> tuple[list[str], list[str]]:
+    """The semi-finalists: the top 4 of the Swiss standings still in the event (`gone`: withdrawn)."""
+    table = [st for st in standings(players, results, rules) if st.player not in gone]
     if len(table) < 4:
-        raise RoundNotReady(f"the top-4 knockout needs 4 players, the event has {len(table)}")
+        raise RoundNotReady(f"the top-4 knockout needs 4 players, the event has {len(table)} still in play")
     top = [st.player for st in table[:4]]
     notes = []
     cut = table[3]
@@ -75,29 +95,32 @@ def _top4(players: list[str], results: list[Result], rules: EventRules) -> tuple
     return top, notes
 
 
-def draw_round(players: list[str], rules: EventRules, results: list[Result], number: int) -> RoundDraw:
-    """The draw of round `number` (1-based), given the results of every round before it."""
+def draw_round(players: list[str], rules: EventRules, results: list[Result], number: int,
+               withdrawn: dict[str, int] | None = None) -> RoundDraw:
+    """The draw of round `number` (1-based), given the results of every round before it and who withdrew."""
     last = total_rounds(rules, len(players))
     if not 1 <= number <= last:
         raise RoundNotReady(f"the event has {last} rounds; there is no round {number} to draw")
+    gone = gone_by(withdrawn, number)
     if rules.format in ("swiss", "swiss-top4") and number <= rules.rounds:
-        draw = swiss_pairing(players, [r for r in results if r.stage == SWISS], number, rules)
+        active = [p for p in players if p not in gone]
+        draw = swiss_pairing(active, [r for r in results if r.stage == SWISS], number, rules)
         return draw
     if rules.format == "swiss-top4":
         swiss_results = [r for r in results if r.stage == SWISS]
         if number == rules.rounds + 1:
-            top, notes = _top4(players, swiss_results, rules)
+            top, notes = _top4(players, swiss_results, rules, gone)
             return RoundDraw(number, [Pairing(top[0], top[3], stage=SEMI), Pairing(top[1], top[2], stage=SEMI)],
                              forced=notes)
         semis = [r for r in results if r.stage == SEMI]
         if len(semis) < 2:
             raise RoundNotReady("the semi-finals have no results yet")
-        top, _ = _top4(players, swiss_results, rules)
+        top, _ = _top4(players, swiss_results, rules, gone_by(withdrawn, rules.rounds + 1))
         semis.sort(key=lambda r: min(top.index(r.a), top.index(r.b)))
         win = [r.winner for r in semis]
         lose = [r.loser for r in semis]
         return RoundDraw(number, [Pairing(win[0], win[1], stage=FINAL), Pairing(lose[0], lose[1], stage=THIRD)])
-    main, consolation = _cup_brackets(players, results, number - 1)
+    main, consolation = _cup_brackets(players, results, number - 1, withdrawn)
     draw = RoundDraw(number)
     for bracket in (main, consolation):
         if bracket is None or bracket.done:
@@ -116,6 +139,8 @@ class EventState:
     rules: EventRules = field(default_factory=EventRules)
     draws: list[RoundDraw] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
+    withdrawn: dict[str, int] = field(default_factory=dict)  # player -> the last round they were drawn in
+    left_early: set[str] = field(default_factory=set)  # withdrawn and their attendance points forfeited (Amberg)
 
     @property
     def rounds(self) -> int:
@@ -145,7 +170,7 @@ class EventState:
                                 f"{'es' * (len(waiting) != 1)} without a result "
                                 f"({', '.join(f'{p.a} – {p.b}' for p in waiting[:4])}"
                                 f"{', ...' if len(waiting) > 4 else ''}); round {number} is drawn once they are in")
-        draw = draw_round(self.players, self.rules, self.results, number)
+        draw = draw_round(self.players, self.rules, self.results, number, self.withdrawn)
         self.draws.append(draw)
         self.results += [bye_result(number, b.player, b.stage) for b in draw.byes]
         return draw
@@ -164,12 +189,38 @@ class EventState:
                             result.provisional, p.stage)
         self.results.append(result)
 
+    def withdraw(self, player: str, forfeit_attendance: bool = False) -> int:
+        """`player` leaves the event: not drawn after the rounds drawn so far (a match of theirs in the latest
+        round still wants a result: played, or conceded by hand); Amberg's rules let the director take their
+        attendance points (`forfeit_attendance`). Returns their last round. ValueError when
+        the player is unknown or gone already, the event is over, or they play Amberg's knockout."""
+        if player not in self.players:
+            raise ValueError(f"{player!r} is not a player of the event")
+        if player in self.withdrawn:
+            last = self.withdrawn[player]
+            raise ValueError(f"{player} has withdrawn already ({f'after round {last}' if last else 'before round 1'})")
+        if len(self.draws) == self.rounds:
+            raise ValueError(f"all {self.rounds} rounds are drawn: nothing is left to withdraw {player} from")
+        knockout = [d for d in self.draws if d.number > self.rules.rounds]
+        if self.rules.format == "swiss-top4" and any(player in d.players() for d in knockout):
+            raise ValueError(f"{player} plays the knockout: leaving it is conceding the match (enter the "
+                             "opponent as its winner), not a withdrawal")
+        self.withdrawn[player] = len(self.draws)
+        if forfeit_attendance:
+            self.left_early.add(player)
+        return self.withdrawn[player]
+
     def standings(self) -> list[Standing]:
-        """The event's table: its format's places, match wins and average PR over every match played."""
-        return final_table(self.players, self.rules, self.results)
+        """The event's table: its format's places, match wins and average PR over every match played; the
+        withdrawn keep their place, marked."""
+        table = final_table(self.players, self.rules, self.results, self.withdrawn)
+        for st in table:
+            st.withdrawn = st.player in self.withdrawn
+        return table
 
 
-def final_table(players: list[str], rules: EventRules, results: list[Result]) -> list[Standing]:
+def final_table(players: list[str], rules: EventRules, results: list[Result],
+                withdrawn: dict[str, int] | None = None) -> list[Standing]:
     if rules.format == "swiss":
         return standings(players, results, rules)
     every = tuple({r.stage for r in results} | {SWISS})
@@ -186,7 +237,7 @@ def final_table(players: list[str], rules: EventRules, results: list[Result]) ->
             top = [sorted(r.winner for r in semis), sorted(r.loser for r in semis)]
         groups = top + _rest_groups(swiss, {p for g in top for p in g})
     else:
-        main, _ = _cup_brackets(players, results, _cup_rounds_done(players, results))
+        main, _ = _cup_brackets(players, results, _cup_rounds_done(players, results, withdrawn), withdrawn)
         groups = [[main.winner]] if main.winner else [sorted(p for p in main.slots if p)]
         for losers in reversed(main.eliminated):
             if losers:
@@ -212,10 +263,10 @@ def _rest_groups(swiss: list[Standing], taken: set[str]) -> list[list[str]]:
     return [groups[k] for k in sorted(groups)]
 
 
-def _cup_rounds_done(players: list[str], results: list[Result]) -> int:
+def _cup_rounds_done(players: list[str], results: list[Result], withdrawn: dict[str, int] | None = None) -> int:
     k = 0
     for number in range(1, cup_rounds(len(players)) + 1):
-        main, _ = _cup_brackets(players, results, number - 1)
+        main, _ = _cup_brackets(players, results, number - 1, withdrawn)
         matches, _ = main.next_matches()
         if not matches or any(frozenset(m) not in _winners(results, number, CUP) for m in matches):
             break

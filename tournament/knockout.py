@@ -52,6 +52,10 @@ class Bracket:
                 byes.append(a or b)
         return matches, byes
 
+    def withdraw(self, names: set[str]) -> None:
+        """Players who left the event: their slots empty, so their next opponent goes through on a bye."""
+        self.slots = [None if s in names else s for s in self.slots]
+
     def advance(self, winners: dict[frozenset, str]) -> list[str]:
         """Close the round with each match's winner (keyed by the pair); returns the losers."""
         nxt, losers = [], []

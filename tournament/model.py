@@ -10,6 +10,14 @@ from dataclasses import dataclass, field
 
 FORMATS = ("swiss", "swiss-top4", "cup")
 
+# What a bye is worth, per format, from the rule texts (../shared/seeds): BMAB (000) scores the Swiss on match
+# wins and gives Cup points only for a match won and a lower PR, so a bye is a match win and no Cup point;
+# Amberg (001) plays the same Swiss and says "Freilose ... werden mit 0 Punkten gewertet": no ranking points.
+# The cup's byes only advance a seed; they count like a Swiss bye in its table.
+BYE_DEFAULTS = {"swiss": {"bye_wins": 1, "bye_cup_points": 0, "bye_ranking_points": 0},
+                "swiss-top4": {"bye_wins": 1, "bye_cup_points": 0, "bye_ranking_points": 0},
+                "cup": {"bye_wins": 1, "bye_cup_points": 0, "bye_ranking_points": 0}}
+
 
 @dataclass(frozen=True)
 class EventRules:
@@ -20,6 +28,7 @@ class EventRules:
     match_length: int = 7
     bye_wins: int = 1  # a bye counts as this many match wins in the Swiss score (the pairing and the standings)
     bye_cup_points: int = 0  # Cup points for a bye (no match, so no PR to win)
+    bye_ranking_points: int = 0  # Amberg ranking points for a bye (its rules: 0)
     attendance_points: int = 7  # Amberg ranking points for attending; each match won adds its length
     entry_fee: int = 100  # per player, into the prize pool (whole euros)
     prize_shares: tuple[int, ...] = (40, 30, 20, 10)  # per cent of the pool for places 1, 2, ...
@@ -32,6 +41,13 @@ class EventRules:
             raise ValueError(f"a Swiss plays 1 to 20 rounds, not {self.rounds}")
         if not 1 <= self.match_length <= 25:
             raise ValueError(f"match length must be 1 to 25 points, not {self.match_length}")
+        if self.bye_wins not in (0, 1):
+            raise ValueError(f"a bye counts 0 or 1 match wins, not {self.bye_wins}")
+        if not 0 <= self.bye_cup_points <= 2:  # a match gives at most 2 (the win and the lower PR)
+            raise ValueError(f"a bye gives 0 to 2 Cup points, not {self.bye_cup_points}")
+        if not 0 <= self.bye_ranking_points <= self.match_length:  # no more than a match won
+            raise ValueError(f"a bye gives 0 to {self.match_length} ranking points (the match length), "
+                             f"not {self.bye_ranking_points}")
         if sum(self.prize_shares) != 100:
             raise ValueError(f"the prize shares must add up to 100 %, not {sum(self.prize_shares)}")
 

@@ -64,12 +64,13 @@ class RankingPoints:
 def ranking_points(players: list[str], results: list[Result], rules: EventRules | None = None,
                    left_early: frozenset[str] = frozenset()) -> list[RankingPoints]:
     """Amberg ranking points of one tournament: attendance (forfeited by who left early), plus the match
-    length for every match won, the knockout stage's included; byes and unplayed matches score 0."""
+    length for every match won, the knockout stage's included; a bye `rules.bye_ranking_points` (Amberg: 0),
+    unplayed matches 0."""
     rules = rules or EventRules()
     table = {p: RankingPoints(p, 0 if p in left_early else rules.attendance_points) for p in players}
     for r in results:
-        if not r.bye and r.winner in table:
-            table[r.winner].wins += rules.match_length
+        if r.winner in table:
+            table[r.winner].wins += rules.bye_ranking_points if r.bye else rules.match_length
     return sorted(table.values(), key=lambda x: (-x.total, x.player))
 
 

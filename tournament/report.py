@@ -15,13 +15,16 @@ def event_json(ev: EventState) -> dict:
     prizes = prize_split(table, ev.rules)
     return {
         "format": ev.rules.format,
+        "bye_scoring": {k: getattr(ev.rules, k) for k in ("bye_wins", "bye_cup_points", "bye_ranking_points")},
         "standings": [{"player": st.player, "place": st.place, "match_wins": st.match_wins,
                        "avg_pr": None if st.avg_pr is None else round(st.avg_pr, 2), "shared": st.shared,
-                       "provisional": st.provisional} for st in table],
+                       "provisional": st.provisional, "withdrawn": st.withdrawn} for st in table],
+        "withdrawn": dict(ev.withdrawn),  # player -> the last round they were drawn in
         "cup_points": {c.player: {"win": c.win_points, "pr": c.pr_points, "total": c.total,
                                   "provisional": c.provisional} for c in cups},
         "prizes": prizes.to_json(),
         # Amberg's ranking points (7 for attending, the match length a match won): for its season table
-        "ranking_points": {r.player: r.total for r in ranking_points(ev.players, ev.results, ev.rules)},
+        "ranking_points": {r.player: r.total for r in ranking_points(ev.players, ev.results, ev.rules,
+                                                                              frozenset(ev.left_early))},
         "provisional": any(st.provisional for st in table),
     }

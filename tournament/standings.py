@@ -26,6 +26,7 @@ class Standing:
     pr_matches: int = 0
     provisional: bool = False  # a PR of theirs is gnubg's estimate, or missing
     shared: bool = False  # the place is shared
+    withdrawn: bool = False  # left the event (tournament.formats.EventState.withdraw); their results stay
     decided_by: str = ""  # what separated them from the players level on wins: "pr", "head-to-head", ""
     opponents: list[str] = field(default_factory=list)
 

@@ -48,17 +48,59 @@ class FormatIn(BaseModel):
     format: str
     rounds: int | None = None
     entry_fee: int | None = None
+    # What a bye is worth; left out: as before (at first, the format's default from its rules)
+    bye_wins: int | None = None
+    bye_cup_points: int | None = None
+    bye_ranking_points: int | None = None
 
 
 @router.put("/events/{event_id}/format")
 def put_format(event_id: int, body: FormatIn, login: DirectorDep, session: SessionDep):
     ev = _event(session, event_id)
+    byes = {k: getattr(body, k) for k in desk.BYE_FIELDS}
     try:
-        desk.set_format(session, login.user.username, ev, body.format, body.rounds, body.entry_fee)
+        desk.set_format(session, login.user.username, ev, body.format, body.rounds, body.entry_fee, byes)
     except (desk.DeskError, setup.SetupError) as e:
         raise _fail(session, e) from None
     session.commit()
-    return {"format": ev.desk_format, "rounds": ev.desk_rounds, "entry_fee": ev.entry_fee}
+    return {"format": ev.desk_format, "rounds": ev.desk_rounds, "entry_fee": ev.entry_fee,
+            "bye_scoring": desk.bye_scoring(ev)}
+
+
+class SeasonIn(BaseModel):
+    season: str  # "" takes the event out of any season
+
+
+@router.put("/events/{event_id}/season")
+def put_season(event_id: int, body: SeasonIn, login: DirectorDep, session: SessionDep):
+    """The season the event counts towards (its ranking points in the season table)."""
+    from .. import season
+
+    ev = _event(session, event_id)
+    try:
+        season.set_season(session, login.user.username, ev, body.season)
+    except desk.DeskError as e:
+        raise _fail(session, e) from None
+    session.commit()
+    return {"event_id": ev.id, "season": ev.season}
+
+
+@router.get("/seasons")
+def get_seasons(login: LoginDep, session: SessionDep):
+    from .. import season
+
+    return {"seasons": season.seasons(session)}
+
+
+@router.get("/seasons/{name}")
+def get_season(name: str, login: LoginDep, session: SessionDep):
+    """The season table: ranking points over the season's events; more tournament wins, then fewer played."""
+    from .. import season
+
+    try:
+        return season.season_json(session, name)
+    except desk.DeskError as e:
+        raise HTTPException(404, str(e)) from None
 
 
 class DrawIn(BaseModel):
@@ -117,6 +159,35 @@ def get_pairings_csv(event_id: int, number: int, login: LoginDep, session: Sessi
         raise HTTPException(404, f"event {ev.id} has no round {number}")
     return Response(desk.pairings_csv(session, r), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="round-{number}-pairings.csv"'})
+
+
+class WithdrawIn(BaseModel):
+    player: str
+    forfeit_attendance: bool = False  # Amberg: the 7 attendance points taken for leaving early
+
+
+@router.post("/events/{event_id}/withdrawals", status_code=201)
+def post_withdrawal(event_id: int, body: WithdrawIn, login: DirectorDep, session: SessionDep):
+    """A player leaves the event: not drawn from the next round on; results stay; standings mark them."""
+    ev = _event(session, event_id)
+    try:
+        last = desk.withdraw_player(session, login.user.username, ev, body.player, body.forfeit_attendance)
+    except (desk.DeskError, setup.SetupError) as e:
+        raise _fail(session, e) from None
+    session.commit()
+    return {"player": body.player, "withdrawn_after": last, "forfeit_attendance": body.forfeit_attendance}
+
+
+@router.delete("/events/{event_id}/withdrawals/{player}")
+def delete_withdrawal(event_id: int, player: str, login: DirectorDep, session: SessionDep):
+    """Undo a withdrawal while no round has been drawn since."""
+    ev = _event(session, event_id)
+    try:
+        desk.reinstate_player(session, login.user.username, ev, player)
+    except (desk.DeskError, setup.SetupError) as e:
+        raise _fail(session, e) from None
+    session.commit()
+    return {"player": player, "withdrawn_after": None}
 
 
 class ResultIn(BaseModel):

@@ -1,11 +1,12 @@
-"""The live dashboard's API (staff login): every board with its agent and current match, and its preview still."""
+"""The live dashboard's API (staff login): every board with its agent and current match, its preview still, and
+each desk event's current round and top standings."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Response
 
 from ..auth import LoginDep
-from ..dashboard import board_rows
+from ..dashboard import board_rows, event_rows
 from ..services import board_by_number
 from .deps import SessionDep
 
@@ -17,6 +18,12 @@ def get_boards(login: LoginDep, session: SessionDep):
     from ..pages import pipeline_stage
 
     return board_rows(session, pipeline_stage)
+
+
+@router.get("/events")
+def get_events(login: LoginDep, session: SessionDep):
+    """Each event the desk runs: its current round, results in, the top of its standings (`provisional`)."""
+    return event_rows(session)
 
 
 @router.get("/boards/{number}/preview.jpg")

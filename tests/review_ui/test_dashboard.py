@@ -171,3 +171,38 @@ def test_camera_check_names_read_as_words(dash):
     assert boards(dash)[7]["camera"]["failed"] == ["frame_rate"]  # the API keeps the names
     page = dash.get("/dashboard/live").text
     assert "fix frame rate" in page and "frame rate: 8 fps, need 10" in page and "frame_rate" not in page
+
+
+def test_the_desk_events_current_round_and_top_standings(dash, monkeypatch):
+    from review_ui import dashboard
+
+    desk = "/api/v1/desk/events/1"
+    for p in ("Ann", "Ben", "Cem", "Dan"):
+        assert dash.post(f"{SETUP}/players", json={"name": p}, headers=dash.h).status_code == 201
+    assert dash.get("/api/v1/live/events").json() == []  # no format chosen: not the desk's event
+    assert dash.put(f"{desk}/format", json={"format": "swiss", "rounds": 2}, headers=dash.h).status_code == 200
+    (e,) = dash.get("/api/v1/live/events").json()
+    assert (e["round"], e["rounds_total"], e["finished"]) == (None, 2, False)
+    rnd = dash.post(f"{desk}/draw", json={}, headers=dash.h).json()
+    first, second = rnd["pairings"]
+    assert dash.put(f"/api/v1/desk/matches/{first['match_id']}/result", json={"winner": first["b"]},
+                    headers=dash.h).status_code == 200
+    (e,) = dash.get("/api/v1/live/events").json()
+    assert (e["round"], e["matches"], e["results_in"], e["provisional"]) == (1, 2, 1, True)
+    assert e["standings"][0]["player"] == first["b"] and e["standings"][0]["match_wins"] == 1
+    live = dash.get("/dashboard/live").text
+    assert 'id="event-1-standings"' in live and "round 1 of 2: 1 of 2 results in" in live
+    assert "<strong>Provisional</strong>" in live and f"<td>{first['b']}</td><td>1</td>" in live
+    monkeypatch.setattr(dashboard, "TOP", 2)
+    assert "Top 2 of 4" in dash.get("/").text
+    # BMAB's official PRs for every match played: nothing provisional any more
+    assert dash.put(f"/api/v1/desk/matches/{second['match_id']}/result", json={"winner": second["a"]},
+                    headers=dash.h).status_code == 200
+    for p in (first, second):
+        for who, pr in ((p["a"], 4.5), (p["b"], 6.25)):
+            assert dash.put(f"/api/v1/desk/matches/{p['match_id']}/official-pr", json={"player": who, "pr": pr},
+                            headers=dash.h).status_code == 200
+    (e,) = dash.get("/api/v1/live/events").json()
+    assert e["provisional"] is False and e["results_in"] == 2 and e["standings"][0]["avg_pr"] in (4.5, 6.25)
+    live = dash.get("/dashboard/live").text
+    assert "<strong>Provisional</strong>" not in live and "*</td>" not in live

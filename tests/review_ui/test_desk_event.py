@@ -1,8 +1,8 @@
 """A whole event through the server's API, as the desk runs one: each round drawn by the engine, every match a
 generated legal match uploaded as its transcript and approved in the review API, the pipeline worker's gnubg
 job giving each player's provisional PR, then the standings, Cup points and prizes; an official PR replaces a
-provisional one. 16 players and 4 rounds by default; BGSCRIBE_SLOW_TESTS=1 runs the issue's 48 players and
-6 rounds (about 2 minutes on one core at 0-ply)."""
+provisional one; the live dashboard shows the last round and the top of the standings. 16 players and 4 rounds
+by default; BGSCRIBE_SLOW_TESTS=1 runs the issue's 48 players and 6 rounds (about 2 minutes on one core at 0-ply)."""
 
 from __future__ import annotations
 
@@ -93,3 +93,8 @@ def test_a_whole_event_through_the_api_with_gnubg_prs(client):
     assert {s_["player"]: s_["match_wins"] for s_ in d2["standings"]} == wins
     page = client.get(f"/events/{ev_id}/desk")
     assert page.status_code == 200 and "Provisional" not in page.text
+    # the live dashboard: the last round, every result in, the top of the same standings
+    (live,) = client.get("/api/v1/live/events").json()
+    assert (live["round"], live["results_in"], live["finished"], live["provisional"]) == (ROUNDS, PLAYERS // 2,
+                                                                                         True, False)
+    assert live["standings"] == d2["standings"][:8]

@@ -48,3 +48,23 @@ def test_simulate_refuses_bad_input(capsys):
     assert "needs at least 4 players" in capsys.readouterr().err
     assert main(["event", "simulate", "--players", "8", "--rounds", "40"]) == 2
     assert "1 to 20 rounds" in capsys.readouterr().err
+
+
+def test_simulate_scores_byes_as_told(capsys):
+    out = run(capsys, "--players", "7", "--rounds", "3", "--seed", "2", "--bye-cup-points", "1", "--bye-wins", "0",
+              "--format", "swiss-top4", "--bye-ranking-points", "3")
+    assert out["bye_scoring"] == {"bye_wins": 0, "bye_cup_points": 1, "bye_ranking_points": 3}
+    swiss_byes = [b for r in out["rounds"][:3] for b in r["byes"]]
+    assert len(swiss_byes) == 3
+    for b in swiss_byes:
+        wins = sum(p["winner"] == b for r in out["rounds"] for p in r["pairings"])
+        assert out["cup_points"][b]["win"] == wins + 1  # a match won is 1, the bye 1 too
+        assert out["ranking_points"][b] == 7 + 7 * wins + 3
+        assert next(s for s in out["standings"] if s["player"] == b)["match_wins"] == wins
+    default = run(capsys, "--players", "7", "--rounds", "3", "--seed", "2")
+    assert default["bye_scoring"] == {"bye_wins": 1, "bye_cup_points": 0, "bye_ranking_points": 0}
+
+
+def test_simulate_refuses_an_impossible_bye(capsys):
+    assert main(["event", "simulate", "--players", "7", "--bye-wins", "2"]) == 2
+    assert "a bye counts 0 or 1 match wins, not 2" in capsys.readouterr().err
