@@ -267,7 +267,9 @@ def find_field(picture: np.ndarray) -> FieldFit:
         return FieldFit(np.float64([[0, 0], [w, 0], [w, h], [0, h]]) / s, 0.0, 0.08, 0.46)
     sc, shape, r, q = max(((*edges.score(q), r, q) for r, q in ways), key=lambda x: x[0])
     for _ in range(2):  # a second time from the first's lines: a side reaches twice as far
-        q, _ = snap(q, lambda t: edges.score(t, (shape,))[0], (edges.gx, edges.gy))
+        # each outline judged with its own best shape: the candidate's (fitted to the frame, say) can rate
+        # the true field far below it
+        q, _ = snap(q, lambda t: edges.score(t)[0], (edges.gx, edges.gy))
     sc, shape = edges.score(q, SHAPES)
     shape, sc = _refine_shape(edges, q, shape)
     return FieldFit(corners=q / s, quality=_quality(sc), bar_frac=shape[0], point_len=shape[1], score=sc,

@@ -40,20 +40,20 @@ def boards():
 
 
 def test_rendered_fields_found(boards):
-    """Boards of held-out looks under the standard camera: two of the three found, every corner within 1 %
-    of the field's diagonal (real pictures: see tests/bench/bench_real.py). The third is a known miss: no
-    region outlines its field and the corner network's proposal is 13 % off; the finder says it is not
-    sure of it (the pipeline follows the network's own refined corners on such footage)."""
-    fits = [(corner_error(fit.corners, truth), fit) for fit, truth in ((find_field(b[0]), b[1]) for b in boards)]
-    fits.sort(key=lambda x: x[0])
-    assert all(f.found and e < 0.01 for e, f in fits[:2]), fits
-    assert fits[2][0] < 0.02 or not fits[2][1].found, fits
+    """Boards of held-out looks under the standard camera: found, every corner within 1.5 % of the field's
+    diagonal (real pictures: see tests/bench/bench_real.py)."""
+    errors = []
+    for frame, truth, _, _ in boards:
+        fit = find_field(frame)
+        assert fit.found, fit.quality
+        errors.append(corner_error(fit.corners, truth))
+    assert max(errors) < 0.015, errors
 
 
 def test_turned_picture_found_turned(boards):
     """The bar running across the picture (a camera turned a quarter round): found, and said so (within a
-    point; board 0 is the known miss of `test_rendered_fields_found`)."""
-    frame, truth, _, _ = boards[1]
+    point)."""
+    frame, truth, _, _ = boards[0]
     turned = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)
     h = frame.shape[0]
     truth_t = np.stack([h - 1 - truth[:, 1], truth[:, 0]], 1)  # (x, y) -> (h-1-y, x)
