@@ -9,8 +9,8 @@ grain and clutter fit them alike), over the field's mean gradient. It needs no c
 not depend on what lies around the field (a black table beside white walls), against which the
 colour-variance score it replaced was measured, misjudging real boards.
 
-The sides are sampled in the picture itself (a homography keeps lines straight), so a score costs a
-few hundred microseconds and the finder can afford to search.
+The sides are sampled in the picture itself (a homography keeps lines straight), every shape and both
+null layouts in one pass: about 2 ms a candidate for the coarse grid of shapes.
 """
 
 from __future__ import annotations
