@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy.orm import Session
-
 from transcriber.observation import FrameObservation
 from transcriber.physical import Seating, slot_counts
 from transcriber.replay import replay_match
@@ -53,8 +51,8 @@ def labelled_moments(doc: dict) -> list[tuple[float, float, list[str], list[str]
     return out
 
 
-def labelled_frames(s: Session, match: Match, doc: dict, observations: list[FrameObservation],
-                    segments, video_of, size_of) -> list[dict]:
+def labelled_frames(match: Match, doc: dict, observations: list[FrameObservation], segments, video_of,
+                    size_of) -> list[dict]:
     """Up to `FRAMES` frames for `bgscribe adapt --frames`: for spans spread over the match, the quiet frame
     nearest each span's middle, its segment's video (``video_of(segment) -> Path``), offset and the board's
     confirmed field in that video's pixels (``size_of(path) -> (w, h) | None``)."""

@@ -341,7 +341,7 @@ class Pipeline:
         if m is None or t is None:
             raise JobError("the match or its transcript is gone")
         try:
-            frames = labelled_frames(s, m, json.loads(t.doc_json), self.match_observations(s, m),
+            frames = labelled_frames(m, json.loads(t.doc_json), self.match_observations(s, m),
                                      footage_segments(s, m.id), lambda g: self.store.local_path(g.storage_key),
                                      video_size)
         except NothingToLearn as e:

@@ -265,7 +265,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
     ways = [(r, q) for r, q in ways if in_view(q, w, h) and _field_shaped(q) and _area(q) >= MIN_AREA * w * h]
     if not ways:
         return FieldFit(np.float64([[0, 0], [w, 0], [w, h], [0, h]]) / s, 0.0, 0.08, 0.46)
-    sc, shape, r, q = max(((*edges.score(q), r, q) for r, q in ways), key=lambda x: x[0])
+    _, _, r, q = max(((*edges.score(q), r, q) for r, q in ways), key=lambda x: x[0])
     for _ in range(2):  # a second time from the first's lines: a side reaches twice as far
         # each outline judged with its own best shape: the candidate's (fitted to the frame, say) can rate
         # the true field far below it
