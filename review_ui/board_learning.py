@@ -84,3 +84,30 @@ def labelled_frames(match: Match, doc: dict, observations: list[FrameObservation
     if len(out) < 2:
         raise NothingToLearn(f"the footage has {len(out)} quiet frames between the transcript's actions")
     return out
+
+
+def learnt_lately(s, board_id: int, limit: int = 3) -> list[dict]:
+    """What the board's latest `learn` jobs did, newest first, in words for its field page."""
+    import json
+
+    from sqlalchemy import select
+
+    from .pipeline_models import DONE, FAILED, LEARN, PipelineJob
+
+    jobs = s.scalars(select(PipelineJob).join(Match, PipelineJob.match_id == Match.id)
+                     .where(PipelineJob.kind == LEARN, Match.board_id == board_id)
+                     .order_by(PipelineJob.id.desc()).limit(limit))
+    out = []
+    for j in jobs:
+        if j.state == DONE:
+            r = json.loads(j.result_json or "{}")
+            text = (f"learnt from {r.get('frames')} labelled frames: {r.get('right_after')} of {r.get('points')} "
+                    f"held-out points read right (was {r.get('right_before')}): "
+                    + ("kept, its next footage is read with it" if r.get("kept") else "not kept (no better)"))
+        elif j.state == FAILED:
+            text = (j.error.strip().splitlines() or ["failed"])[-1]
+        else:
+            text = "learning from it (after the approval)"
+        out.append({"match": j.match_id, "text": text})
+    return out
+

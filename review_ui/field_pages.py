@@ -15,6 +15,7 @@ from transcriber.fileio import write_text_atomic
 from .api.deps import SessionDep
 from .auth import PageLoginDep
 from .board_field import FieldError, board_field, clear_field, latest_segment, set_field, suggest
+from .board_learning import learnt_lately
 from .footage_frames import FootageMissing, cache_dir, frame_jpeg
 from .models import Board
 from .pages import templates
@@ -52,7 +53,7 @@ def _page(request: Request, login, s: Session, b: Board, error: str = "", notice
     found = suggest(pic[0]) if pic is not None else None
     f = board_field(b)
     ctx = {"login": login, "board": b.number, "picture_from": pic[1] if pic else None, "found": found,
-           "field": f.as_dict() if f else None, "error": error, "notice": notice}
+           "field": f.as_dict() if f else None, "error": error, "notice": notice, "learnt": learnt_lately(s, b.id)}
     return templates.TemplateResponse(request, "field.html", ctx, status_code=status,
                                       headers={"Cache-Control": "no-store"})
 

@@ -94,9 +94,12 @@ def test_an_approved_transcript_queues_learning_and_says_why_nothing_was_learnt(
             assert len(jobs) == 1 and jobs[0].state == FAILED
             assert match_stage(s, mid)["stage"] is None
             err = jobs[0].error
-            s.delete(jobs[0])  # so that the next run queues it again
+        page = client.get("/boards/7/field")  # the staff see why on the board's field page
+        assert page.status_code == 200 and f"Match {mid}: nothing learnt" in page.text, page.text
+        with st.db.session() as s:
+            s.query(PipelineJob).filter_by(kind=LEARN, match_id=mid).delete()  # so that the next run queues it again
             s.commit()
-            return err
+        return err
 
     assert "field has not been confirmed" in learn_job()
     with st.db.session() as s:
@@ -169,3 +172,5 @@ def test_a_board_learns_from_its_approved_match_through_the_pipeline(client, tmp
         got = json.loads(jobs[LEARN].result_json)
     assert got["frames"] >= 16 and got["kept"] and got["right_after"] >= got["right_before"], got
     assert adapter_path(st.settings.data_dir, 7).is_file()
+    page = client.get("/boards/7/field")
+    assert f"Match {mid}: learnt from {got['frames']} labelled frames" in page.text and "kept" in page.text
