@@ -226,6 +226,23 @@ class Pipeline:
         s.commit()
 
     # ------------------------------------------------------------------ jobs
+    def _child(self, args: list[str], doing: str) -> str:
+        """Run `bgscribe ARGS...` as a child process (kept in `self.child`, so that `stop` can end it); its
+        stdout. RuntimeError, with what it said, when it fails or takes over `OBSERVE_TIMEOUT_S`."""
+        self.child = subprocess.Popen([sys.executable, "-m", "bgscribe", *args], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+        try:
+            stdout, stderr = self.child.communicate(timeout=OBSERVE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.child.kill()
+            self.child.communicate()
+            raise RuntimeError(f"{doing} took over {OBSERVE_TIMEOUT_S} s") from None
+        finally:
+            code, self.child = self.child.returncode, None
+        if code != 0:
+            raise RuntimeError(f"bgscribe {args[0]} exited with {code}: {(stderr or stdout).strip()[-500:]}")
+        return stdout
+
     def _observe(self, s: Session, job: PipelineJob) -> dict:
         seg = s.get(Segment, job.segment_id)
         if seg is None or seg.deleted_at is not None:
@@ -238,7 +255,7 @@ class Pipeline:
             raise JobError(f"the footage file {seg.storage_key} is missing from the store")
         # the board's checker colours and tray end, learnt from its earlier segments (most never show an opening)
         state = board_state_path(self.data_dir, seg.board.number)
-        cmd = [sys.executable, "-m", "bgscribe", "observe", str(video), "--out", str(tmp), "--quiet",
+        cmd = ["observe", str(video), "--out", str(tmp), "--quiet",
                "--board-state", str(state)]
         adapter = adapter_path(self.data_dir, seg.board.number)
         if adapter.is_file():  # what the camera stage learnt of this board
@@ -248,18 +265,11 @@ class Pipeline:
             size = video_size(video)
             if size is not None:
                 cmd += ["--field", field.pixels(*size)]
-        self.child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            stdout, stderr = self.child.communicate(timeout=OBSERVE_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            self.child.kill()
-            self.child.communicate()
-            raise RuntimeError(f"observing {seg.segment_id} took over {OBSERVE_TIMEOUT_S} s") from None
-        finally:
-            code, self.child = self.child.returncode, None
-        if code != 0:
+            stdout = self._child(cmd, f"observing {seg.segment_id}")
+        except RuntimeError:
             tmp.unlink(missing_ok=True)
-            raise RuntimeError(f"bgscribe observe exited with {code}: {(stderr or stdout).strip()[-500:]}")
+            raise
         tmp.replace(out)
         return {"observations": str(out.relative_to(self.data_dir)), "summary": stdout.strip()}
 
@@ -351,20 +361,10 @@ class Pipeline:
         with tempfile.TemporaryDirectory(prefix="bgscribe-learn-") as tmp:
             spec = Path(tmp) / "frames.json"
             spec.write_text(json.dumps({"frames": frames}))
-            cmd = [sys.executable, "-m", "bgscribe", "adapt", "--frames", str(spec), "--out", str(out)]
+            cmd = ["adapt", "--frames", str(spec), "--out", str(out)]
             if out.is_file():
                 cmd += ["--adapter", str(out)]
-            self.child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            try:
-                stdout, stderr = self.child.communicate(timeout=OBSERVE_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.child.kill()
-                self.child.communicate()
-                raise RuntimeError(f"learning from match {m.id} took over {OBSERVE_TIMEOUT_S} s") from None
-            finally:
-                code, self.child = self.child.returncode, None
-        if code != 0:
-            raise RuntimeError(f"bgscribe adapt exited with {code}: {(stderr or stdout).strip()[-500:]}")
+            stdout = self._child(cmd, f"learning from match {m.id}")
         result = json.loads(stdout.strip().splitlines()[-1])
         log.info("pipeline: board %d learnt from match %d: %d/%d held-out points right before, %d after (%s)",
                  m.board.number, m.id, result["right_before"], result["points"], result["right_after"],

@@ -20,9 +20,8 @@ API = "/api/v1/desk"
 SETUP = "/api/v1/setup"
 
 
-@pytest.fixture
-def dora(client):
-    """dora (director) logged in; the event (boards 7 and 8, plus 9-12) with 8 players, format swiss 3 rounds."""
+def director_event(client, players: int):
+    """dora (director) logged in; the event (boards 7 and 8, plus 9-12) with players P1..P`players`."""
     add_users(client.app_state)
     client.h = login(client, "dora")
     client.event_id = client.get(f"{SETUP}/events").json()[0]["id"]
@@ -31,9 +30,16 @@ def dora(client):
         for n in (9, 10, 11, 12):
             register_board(s, n, f"board-{n}-token-secret-x", ev)
         s.commit()
-    for i in range(1, 9):
+    for i in range(1, players + 1):
         assert client.post(f"{SETUP}/events/{client.event_id}/players", json={"name": f"P{i}"},
                            headers=client.h).status_code == 201
+    return client
+
+
+@pytest.fixture
+def dora(client):
+    """The director's event with 8 players, format swiss 3 rounds."""
+    director_event(client, 8)
     r = client.put(f"{API}/events/{client.event_id}/format", json={"format": "swiss", "rounds": 3}, headers=client.h)
     assert r.status_code == 200, r.text
     return client

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from review_ui.models import Event
 from review_ui.review_models import AuditLog
 
-from .review_helpers import add_users, login
-from .test_desk import draw, result
+from .review_helpers import login
+from .test_desk import director_event, draw, result
 
 API = "/api/v1/desk"
 SETUP = "/api/v1/setup"
@@ -17,21 +16,8 @@ SETUP = "/api/v1/setup"
 
 @pytest.fixture
 def desk9(client):
-    """dora (director) logged in; the event (boards 7 and 8, plus 9-12) with 9 players, so every round a bye."""
-    from review_ui.services import register_board
-
-    add_users(client.app_state)
-    client.h = login(client, "dora")
-    client.event_id = client.get(f"{SETUP}/events").json()[0]["id"]
-    with client.app_state.db.session() as s:
-        ev = s.get(Event, client.event_id)
-        for n in (9, 10, 11, 12):
-            register_board(s, n, f"board-{n}-token-secret-x", ev)
-        s.commit()
-    for i in range(1, 10):
-        assert client.post(f"{SETUP}/events/{client.event_id}/players", json={"name": f"P{i}"},
-                           headers=client.h).status_code == 201
-    return client
+    """The director's event with 9 players, so every round a bye."""
+    return director_event(client, 9)
 
 
 def put_format(c, status=200, **body):
