@@ -13,7 +13,9 @@ worker (`bgscribe worker`) claims a row with the message's id and does it (`Pipe
   names that delivery, so the next worker takes the job over and redoes it;
 - a message sent twice (the server stopped between sending and recording it): the second finds the row
   claimed under another delivery, or done, and is dropped;
-- a job that fails: recorded on its row, and sent again in a new message while it has tries left.
+- a job that fails: recorded on its row, and sent again in a new message while it has tries left;
+- a message the broker lost (a Redis restarted without its data, flushed or replaced): the server looks for
+  every outstanding job's message once a minute and sends again those it no longer holds.
 
 A board's segments go out one at a time, in order: each observation carries the board's state (its checker
 colours, its tray end) to the next, and a board makes one segment a minute, which one worker keeps up with.
@@ -22,8 +24,9 @@ colours, its tray end) to the next, and a board makes one segment a minute, whic
 from __future__ import annotations
 
 import logging
+import time
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from .models import Segment
@@ -33,6 +36,7 @@ log = logging.getLogger("bgscribe.queue")
 
 QUEUE = "bgscribe-pipeline"
 ACTOR = "pipeline_job"
+LOST_CHECK_S = 60.0  # how often the server looks for jobs whose message the broker no longer holds
 
 
 class QueueError(Exception):
@@ -63,6 +67,7 @@ class WorkQueue:
                                   maintenance_chance=MAINTENANCE_SCALE // 5)
         self.broker.add_middleware(CurrentMessage())
         self.pipeline = None  # set by `worker`
+        self.lost_checked = 0.0  # time.monotonic() of the last look for lost messages (0: at the first dispatch)
         # Retries only for what `execute` cannot record on the row itself (the database unreachable): the same
         # message comes back, so it can still claim the job. Job failures are the row's business.
         self.actor = dramatiq.actor(self._perform, broker=self.broker, actor_name=ACTOR, queue_name=QUEUE,
@@ -80,11 +85,52 @@ class WorkQueue:
 
     def backlog(self) -> int:
         """Messages waiting in the broker (not yet taken by a worker)."""
-        return self.broker.do_qsize(QUEUE) if hasattr(self.broker, "do_qsize") else 0
+        return self.broker.do_qsize(QUEUE)
+
+    def held(self) -> set[str]:
+        """The ids of the messages the broker still has: waiting, being worked on (Dramatiq deletes a message's
+        body only once it is acknowledged) or waiting to be retried. This reads where Dramatiq's Redis broker
+        keeps message bodies (its dispatch.lua: NAMESPACE:QUEUE.msgs, and .DQ.msgs for delayed retries, keyed by
+        an id of each enqueue; the body carries the message's own id, which stays the same across retries)."""
+        from dramatiq import Message
+
+        ns = self.broker.namespace
+        out = set()
+        for key in (f"{ns}:{QUEUE}.msgs", f"{ns}:{QUEUE}.DQ.msgs"):
+            for body in self.broker.client.hvals(key):
+                out.add(Message.decode(body).message_id)
+        return out
+
+    def resend_lost(self, s: Session) -> int:
+        """Jobs sent (queued or running) whose message the broker no longer holds go back to be sent again; how
+        many. A job that finished meanwhile is left alone (the update names the state and delivery it saw)."""
+        import redis
+
+        self.lost_checked = time.monotonic()
+        rows = s.execute(select(PipelineJob.id, PipelineJob.state, PipelineJob.delivery).where(
+            PipelineJob.delivery != "", PipelineJob.state.in_((QUEUED, RUNNING)))).all()
+        if not rows:
+            return 0
+        try:
+            held = self.held()
+        except redis.RedisError as e:
+            raise QueueError(f"cannot reach the job queue at {_redact(self.url)}: {e}") from None
+        lost = 0
+        for r in rows:
+            if r.delivery not in held:
+                lost += s.execute(update(PipelineJob).where(
+                    PipelineJob.id == r.id, PipelineJob.state == r.state, PipelineJob.delivery == r.delivery)
+                    .values(state=QUEUED, delivery="", worker="")).rowcount
+        s.commit()
+        if lost:
+            log.warning("queue: the broker had lost the messages of %d jobs; they are sent again", lost)
+        return lost
 
     # ------------------------------------------------------------------ server side
     def dispatch(self, s: Session) -> int:
         """Send the queued jobs that have not been sent; how many were sent."""
+        if time.monotonic() - self.lost_checked >= LOST_CHECK_S:
+            self.resend_lost(s)
         jobs = s.scalars(select(PipelineJob).where(PipelineJob.state == QUEUED, PipelineJob.delivery == "")
                          .order_by(PipelineJob.kind != OBSERVE, PipelineJob.id)).all()
         if not jobs:

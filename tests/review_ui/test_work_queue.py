@@ -228,3 +228,26 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_transcript_is_the_same(tmp_
         assert observations_path(folder, seg).read_text() == expected_lines
     assert not list(observations_path(folder, seg).parent.glob(".*.part"))  # A's half-written file is gone
 
+
+
+@needs_ffmpeg
+def test_jobs_whose_message_the_broker_lost_are_sent_again(client, footage, redis_url):  # noqa: F811
+    import redis
+
+    st = client.app_state
+    queue = WorkQueue(redis_url)
+    p = Pipeline(st.db, st.store, st.settings.data_dir, queue=queue)
+    assert p.run_once()
+    with st.db.session() as s:
+        sent = s.query(PipelineJob).filter(PipelineJob.delivery != "").one()
+        first, delivery = sent.id, sent.delivery
+    assert delivery in queue.held()
+    with st.db.session() as s:
+        assert queue.resend_lost(s) == 0  # nothing lost: nothing resent
+    redis.Redis.from_url(redis_url).flushall()  # the broker restarted without its data
+    assert delivery not in queue.held() and queue.backlog() == 0
+    with st.db.session() as s:
+        assert queue.resend_lost(s) == 1
+    assert _row(client, first).delivery == ""  # to be sent again
+    assert p.run_once() and queue.backlog() == 1
+    assert _row(client, first).delivery not in ("", delivery)
