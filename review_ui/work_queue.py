@@ -171,6 +171,8 @@ class WorkQueue:
         msg = CurrentMessage.get_current_message()
         if self.pipeline is None:
             raise RuntimeError("this process is not a bgscribe worker")
+        if self.pipeline.stop_event.is_set():  # taken while stopping: raised, so that it is retried elsewhere
+            raise RuntimeError(f"worker stopping: job {job_id} left to the others")
         done = self.pipeline.execute(job_id, delivery=msg.message_id)
         if not done:
             log.info("queue: job %d is done or taken already; message %s dropped", job_id, msg.message_id)
