@@ -77,14 +77,14 @@ def footage(size: tuple[int, int], fps: float, seconds: float, seg_s: float) -> 
     from transcriber.mat import parse_mat
     from vision.synth.video import render_match
 
-    key = f"{SAMPLES[0].stem}-{size[0]}x{size[1]}-{fps:g}"
+    key = f"{SAMPLES[0].stem}-{size[0]}x{size[1]}-{fps:g}-{seconds:g}s"
     video, truth = CACHE / f"{key}.mp4", CACHE / f"{key}.jsonl"
     if not video.is_file() or not truth.is_file():
         CACHE.mkdir(parents=True, exist_ok=True)
         print(f"rendering the footage once ({key}) ...", file=sys.stderr)
         record = parse_mat(SAMPLES[0].read_text(), SAMPLES[0].name)
         render_match(record, video.with_suffix(".part.mp4"), truth.with_suffix(".part"), fps=fps, size=size,
-                     games=1, progress=False)
+                     games=1, progress=False, until_s=seconds + 2)
         truth.with_suffix(".part").replace(truth)
         video.with_suffix(".part.mp4").replace(video)
     cut = CACHE / f"{key}-{seg_s:g}s"
