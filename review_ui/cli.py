@@ -146,7 +146,7 @@ def purge(args) -> int:
     from .db import Database
     from .footage_frames import cache_dir
     from .retention import purge as run_purge
-    from .storage import make_store
+    from .storage import StoreError, server_store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
@@ -155,11 +155,15 @@ def purge(args) -> int:
     except (FileNotFoundError, ValueError) as e:
         print(f"bgscribe purge: {e}", file=sys.stderr)
         return 2
+    try:
+        store = server_store(settings)
+    except StoreError as e:
+        print(f"bgscribe purge: nothing deleted: {e}", file=sys.stderr)
+        return 2
     db = Database(settings.db_url)
     try:
         with db.session() as s:
-            report = run_purge(s, make_store(settings), dry_run=args.dry_run,
-                               frame_cache=cache_dir(settings.data_dir))
+            report = run_purge(s, store, dry_run=args.dry_run, frame_cache=cache_dir(settings.data_dir))
     finally:
         db.dispose()
     if args.json:
