@@ -217,17 +217,19 @@ class LocalStore:
 
 
 class S3Store:
-    """An S3-compatible bucket. Short connect timeouts and one retry: a request to a store that is down
+    """An S3-compatible bucket. Short timeouts and one retry: a request to a store that is down (or hangs)
     fails in seconds (an upload answers 507 and the agent retries later) instead of hanging."""
 
     def __init__(self, bucket: str, prefix: str = "", *, endpoint_url: str | None = None, region: str | None = None,
                  access_key_id: str | None = None, secret_access_key: str | None = None,
                  cache_dir: Path, cache_max_bytes: int = 16 << 30, multipart_bytes: int = 64 << 20,
-                 connect_timeout: float = 3.0, read_timeout: float = 20.0):
-        import boto3
-        from boto3.s3.transfer import TransferConfig
-        from botocore.config import Config
-
+                 connect_timeout: float = 3.0, read_timeout: float = 10.0):
+        try:
+            import boto3
+            from boto3.s3.transfer import TransferConfig
+            from botocore.config import Config
+        except ImportError:
+            raise StoreError("footage store s3 needs boto3: pip install 'bgscribe[s3]'") from None
         if not bucket:
             raise StoreError("footage store s3: no bucket set (s3_bucket)")
         self.bucket, self.prefix = bucket, prefix.strip("/") + "/" if prefix.strip("/") else ""
@@ -269,8 +271,13 @@ class S3Store:
         if isinstance(e, NoCredentialsError):
             return StoreError(f"{self}: {doing}: no credentials (set s3_access_key_id and s3_secret_access_key, "
                               "or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
+        from botocore.exceptions import ConnectionError as Unreachable
+        from botocore.exceptions import ReadTimeoutError
+
         text = str(e).splitlines()[0] if str(e) else type(e).__name__
-        return StoreError(f"{self}: {doing}: cannot be reached or failed ({text})")
+        how = ("cannot be reached" if isinstance(e, Unreachable) else
+               "does not answer" if isinstance(e, ReadTimeoutError) else "failed")
+        return StoreError(f"{self}: {doing}: {how} ({text})")
 
     @contextlib.contextmanager
     def _calls(self, doing: str):
@@ -456,6 +463,9 @@ class _RangeReader(io.RawIOBase):
                                                          Range=f"bytes={self.pos}-")["Body"]
                 self.body_pos = self.pos
             data = self.body.read(n)
+        if not data:  # the server closed the stream early: an error, never a short file
+            self._close_body()
+            raise StoreError(f"{self.store}: reading {self.k}: the stream ended at byte {self.pos} of {self.size}")
         b[:len(data)] = data
         self.pos += len(data)
         self.body_pos = self.pos

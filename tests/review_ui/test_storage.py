@@ -4,10 +4,11 @@ server, SeaweedFS); what each does when it cannot do its job: a clear error, not
 from __future__ import annotations
 
 import hashlib
+import signal
 import subprocess
 import time
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
@@ -104,6 +105,30 @@ def test_s3_multipart_upload_and_a_corrupt_object_is_never_handed_to_a_reader(s3
     assert [q.name for q in (tmp_path / "cache").iterdir() if "part" in q.name or q.stat().st_size == 8] == []
 
 
+def test_s3_footage_decodes_through_seekable_ranged_reads(s3_server, tmp_path):
+    """The review page's frames decode straight from the bucket (PyAV seeking in `open`'s reader), and the
+    pipeline's video size from the local copy."""
+    from types import SimpleNamespace
+
+    from review_ui.footage_frames import frame_jpeg
+    from review_ui.pipeline import video_size
+
+    from .footage_helpers import level, write_segment
+
+    m, path = write_segment(tmp_path / "rec", 7, datetime(2026, 11, 29, 10, 0))
+    st = s3_server.store(tmp_path / "cache", f"v-{uuid.uuid4().hex[:8]}")
+    st.put(KEY, path, m["sha256"])
+    seg = SimpleNamespace(id=1, sha256=m["sha256"], storage_key=KEY, segment_id=m["segment_id"])
+    jpeg = frame_jpeg(st, seg, 3.0, tmp_path / "frames")
+    import cv2
+    import numpy as np
+
+    grey = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE).mean()
+    assert abs(grey - level(0, 30)) < 6  # frame 30 of the segment: its grey says which one it is
+    with st.local_copy(KEY) as p:
+        assert video_size(p) == (320, 240)
+
+
 def test_s3_cache_is_bounded_and_never_drops_a_copy_in_use(s3_server, tmp_path):
     st = s3_server.store(tmp_path / "cache", f"c-{uuid.uuid4().hex[:8]}", cache_max_bytes=250_000)
     for i in range(3):
@@ -145,8 +170,6 @@ def world(tmp_path):
     s = db.session()
     ev = create_event(s, "Quick delete", "match_end", None)
     b = register_board(s, 7, TOKEN, ev)
-    from datetime import datetime
-
     t0 = datetime(2026, 11, 29, 17, 0)
     m = create_match(s, ev, b, t0, "P1", "P2", t0 + timedelta(hours=1))
     update_match(s, m, approved_at=t0 + timedelta(hours=2))
@@ -157,8 +180,6 @@ def world(tmp_path):
 
 
 def add_segments(s, store, tmp_path, b, n=2):
-    from datetime import datetime
-
     from review_ui.services import link_segment
 
     for i in range(n):
@@ -182,7 +203,14 @@ def test_s3_store_down_fails_fast_and_retention_deletes_nothing(world, tmp_path)
     try:
         st = srv.store(tmp_path / "cache", "down")
         add_segments(s, st, tmp_path, b)
-        srv.stop()
+        hung = srv.store(tmp_path / "cache", "down", read_timeout=0.5)
+        srv.proc.send_signal(signal.SIGSTOP)  # frozen: it takes connections and never answers
+        t = time.monotonic()
+        with pytest.raises(StoreError, match="does not answer"):
+            hung.exists(KEY)
+        assert time.monotonic() - t < 5
+        srv.proc.send_signal(signal.SIGCONT)
+        srv.stop()  # dead: connections refused
         src, sha = blob(tmp_path)
         for call in (lambda: st.put(KEY, src, sha), lambda: st.exists(KEY), lambda: list(st.keys()),
                      lambda: st.delete(KEY), lambda: st.check(write=True)):
@@ -203,8 +231,6 @@ def test_s3_store_down_fails_fast_and_retention_deletes_nothing(world, tmp_path)
 
 
 def settings_now():
-    from datetime import datetime
-
     return datetime(2026, 11, 30, 12, 0)
 
 
