@@ -230,6 +230,25 @@ def test_s3_store_down_fails_fast_and_retention_deletes_nothing(world, tmp_path)
         srv.stop()
 
 
+def test_retention_stops_at_a_store_that_refuses_to_delete(s3_server, world, tmp_path):
+    """A store that answers but will not delete (read-only credentials, as a worker's are): the first
+    failure is logged as such and ends the run; no segment is marked deleted."""
+    settings, s, b = world
+    prefix = f"ro-{uuid.uuid4().hex[:8]}"
+    add_segments(s, s3_server.store(tmp_path / "cache", prefix), tmp_path, b)
+    reader = s3_server.store(tmp_path / "reader-cache", prefix, reader=True)
+    with reader.local_copy("board07/2026-11-29/seg0.mp4") as p:  # it reads
+        assert p.stat().st_size == 10_000
+    with pytest.raises(StoreError, match="refused"):
+        reader.put(KEY, *blob(tmp_path))
+    report = purge(s, reader, now=settings_now())
+    assert report.deleted == 0 and len(report.errors) == 1 and "refused" in report.errors[0]
+    (row,) = s.scalars(select(PurgeLog)).all()  # the one it tried, unverified, saying why
+    assert "delete failed" in row.reason and not row.verified_absent
+    assert all(g.deleted_at is None for g in s.scalars(select(Segment)))
+    assert len(list(reader.keys())) == 2
+
+
 def settings_now():
     return datetime(2026, 11, 30, 12, 0)
 
