@@ -257,7 +257,8 @@ class S3Store:
 
     def _error(self, e: Exception, doing: str) -> StoreError:
         """One line naming the store and what is wrong, for every failure of the client or the server."""
-        from botocore.exceptions import ClientError, NoCredentialsError
+        from botocore.exceptions import ClientError, NoCredentialsError, ReadTimeoutError
+        from botocore.exceptions import ConnectionError as Unreachable
 
         if isinstance(e, ClientError):
             err = e.response.get("Error", {})
@@ -271,9 +272,6 @@ class S3Store:
         if isinstance(e, NoCredentialsError):
             return StoreError(f"{self}: {doing}: no credentials (set s3_access_key_id and s3_secret_access_key, "
                               "or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
-        from botocore.exceptions import ConnectionError as Unreachable
-        from botocore.exceptions import ReadTimeoutError
-
         text = str(e).splitlines()[0] if str(e) else type(e).__name__
         how = ("cannot be reached" if isinstance(e, Unreachable) else
                "does not answer" if isinstance(e, ReadTimeoutError) else "failed")
