@@ -324,12 +324,36 @@ def add_footage_commands(sub) -> None:
                    help="how often retention is applied; 0 turns the job off (default: 300)")
     p.add_argument("--no-pipeline", dest="pipeline", action="store_false", default=None,
                    help="do not observe and transcribe arriving footage in this process")
+    p.add_argument("--broker", metavar="URL",
+                   help="send the pipeline's jobs through this job queue (Redis, e.g. redis://127.0.0.1:6379/0) to "
+                        "`bgscribe worker` processes instead of doing them here (default: $BGSCRIBE_BROKER_URL, "
+                        "else none)")
     p.add_argument("--board-tokens", metavar="FILE",
                    help="register boards with the ingest tokens in FILE, one N=TOKEN a line (stored hashed)")
     p.add_argument("--board", action="append", metavar="N=TOKEN", help=argparse.SUPPRESS)  # `ps` shows it
     p.add_argument("--event", metavar="NAME",
                    help="attach the --board-tokens boards to this event (created with the default policy if new)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "worker", help="do the server's pipeline jobs (observe, transcribe, PR, learn) from its job queue",
+        description="A worker for a server started with --broker: it takes jobs from the job queue (Redis) one at "
+                    "a time per --jobs, reads the footage and writes observations in the server's data folder "
+                    "(shared with the server, e.g. over NFS), and records results in the server's database. Start "
+                    "as many as the machines have cores to spare, on any machine that reaches the three. A worker "
+                    "that dies mid-job loses nothing: after --config's broker_heartbeat_seconds (default 60) its "
+                    "job is redone by another. SIGTERM or Ctrl-C stops it, handing back its job. Exit status: 0 "
+                    "stopped, 2 bad settings (broker, database or schema).")
+    p.add_argument("--config", metavar="FILE", help="the server's TOML settings file (default: $BGSCRIBE_CONFIG)")
+    p.add_argument("--broker", metavar="URL", help="the job queue, e.g. redis://10.0.0.2:6379/0 (default: the "
+                                                   "config's broker_url, $BGSCRIBE_BROKER_URL)")
+    p.add_argument("--database-url", metavar="URL", help="the server's database (SQLAlchemy URL; default: the "
+                                                         "config's, $BGSCRIBE_DATABASE_URL, else SQLite in DATA)")
+    p.add_argument("--data", metavar="DIR", help="the server's data folder as this machine sees it (default: "
+                                                 "the config's data_dir)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="jobs at a time (each runs the camera stage in a process of its own; default: 1)")
+    p.set_defaults(func=cmd_worker)
 
     p = sub.add_parser(
         "make-cert", help="make a self-signed TLS certificate for the server and print its fingerprint",
@@ -378,6 +402,15 @@ def cmd_serve(args) -> int:
     from review_ui.cli import serve
 
     return serve(args)
+
+
+def cmd_worker(args) -> int:
+    from review_ui.cli import worker
+
+    if args.jobs < 1:
+        print("bgscribe worker: --jobs must be 1 or more", file=sys.stderr)
+        return 2
+    return worker(args)
 
 
 def cmd_make_cert(args) -> int:

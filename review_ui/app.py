@@ -40,6 +40,17 @@ async def _purge_loop(app: FastAPI, every: float) -> None:
             log.exception("retention job failed")
 
 
+def make_queue(settings: Settings):
+    """The job queue to the workers, checked (QueueError when the broker does not answer); None: no broker set."""
+    if not settings.broker_url:
+        return None
+    from .work_queue import WorkQueue
+
+    queue = WorkQueue(settings.broker_url, settings.broker_heartbeat_seconds)
+    queue.check()
+    return queue
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     from .security import owner_only_dir, resolve_admin_token
 
@@ -62,12 +73,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             from .pipeline import Pipeline
 
             app.state.pipeline = Pipeline(app.state.db, app.state.store, settings.data_dir,
-                                          settings.pipeline_poll_seconds, settings.pr_ply)
+                                          settings.pipeline_poll_seconds, settings.pr_ply, make_queue(settings))
             app.state.pipeline.start()
         task = None
         if settings.purge_interval_seconds > 0:
             task = asyncio.create_task(_purge_loop(app, settings.purge_interval_seconds))
-        log.info("bgscribe server ready: database %s, %s", settings.db_url, app.state.store)
+        log.info("bgscribe server ready: database %s, %s%s", settings.db_url, app.state.store,
+                 f", jobs sent to the workers through {app.state.pipeline.queue.url}"
+                 if app.state.pipeline is not None and app.state.pipeline.queue else "")
         try:
             yield
         finally:

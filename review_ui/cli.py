@@ -1,4 +1,4 @@
-"""`bgscribe serve`, `bgscribe purge` and `bgscribe make-cert`."""
+"""`bgscribe serve`, `bgscribe worker`, `bgscribe purge` and `bgscribe make-cert`."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def _settings(args):
                          purge_interval_seconds=getattr(args, "purge_interval", None),
                          pipeline=getattr(args, "pipeline", None), tls_cert=getattr(args, "tls_cert", None),
                          tls_key=getattr(args, "tls_key", None),
-                         trusted_proxies=getattr(args, "trusted_proxies", None))
+                         trusted_proxies=getattr(args, "trusted_proxies", None),
+                         broker_url=getattr(args, "broker", None), database_url=getattr(args, "database_url", None))
 
 
 def _parse_board_tokens(items: list[str], where: str = "--board") -> list[tuple[int, str]]:
@@ -76,10 +77,11 @@ def uvicorn_config(app, settings, log_level: str = "info"):
 def serve(args) -> int:
     import uvicorn
 
-    from .app import create_app
+    from .app import create_app, make_queue
     from .db import Database
     from .security import InsecureSetting, check_token
     from .services import create_event, register_board
+    from .work_queue import QueueError
 
     os.umask(0o077)  # the database, footage, logs of this process: readable by its user only
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -90,6 +92,11 @@ def serve(args) -> int:
             check_token(token, f"the token of board {num}")
         app = create_app(settings)  # refuses a placeholder staff token
         config = uvicorn_config(app, settings)
+        if settings.pipeline:
+            make_queue(settings)  # the broker answers, or the server does not start
+    except QueueError as e:
+        print(f"bgscribe serve: {e}", file=sys.stderr)
+        return 2
     except (FileNotFoundError, ValueError) as e:
         print(f"bgscribe serve: {'refusing to start: ' if isinstance(e, InsecureSetting) else ''}{e}",
               file=sys.stderr)
@@ -114,6 +121,49 @@ def serve(args) -> int:
             s.commit()
         db.dispose()
     uvicorn.Server(config).run()
+    return 0
+
+
+def worker(args) -> int:
+    """`bgscribe worker`: do the pipeline's jobs (observe, transcribe, PR, learn) that the server sends through its
+    job queue, until SIGTERM or Ctrl-C; a job in hand then goes back to the queue."""
+    import signal
+    import threading
+
+    from .app import make_queue
+    from .db import Database, schema_behind
+    from .pipeline import Pipeline, worker_name
+    from .storage import StoreError, worker_store
+    from .work_queue import QueueError
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = _settings(args)
+        if not settings.broker_url:
+            raise ValueError("no job queue to take jobs from: give --broker redis://HOST:PORT/DB (the server's "
+                             "broker_url), or set it in --config / $BGSCRIBE_BROKER_URL")
+        queue = make_queue(settings)
+        db = Database(settings.db_url, run_migrations=False)  # the server migrates; a worker only reads the schema
+        behind = schema_behind(db.engine)
+        if behind:
+            raise ValueError(behind)
+        store = worker_store(settings)  # an unmounted share or an unreachable bucket: said now, not per job
+    except (QueueError, FileNotFoundError, ValueError, StoreError) as e:
+        print(f"bgscribe worker: {e}", file=sys.stderr)
+        return 2
+    pipeline = Pipeline(db, store, settings.data_dir, pr_ply=settings.pr_ply, queue=queue)
+    w = queue.worker(pipeline, threads=args.jobs)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    w.start()
+    log.info("bgscribe worker %s: %d job(s) at a time from %s, database %s, data in %s", worker_name(), args.jobs,
+             queue.url, db.engine.url.render_as_string(hide_password=True), settings.data_dir)
+    stop.wait()
+    log.info("stopping: a job in hand goes back to the queue")
+    pipeline.stop()  # ends the job's child process; `execute` hands the job back
+    w.stop(timeout=30_000)
+    db.dispose()
     return 0
 
 

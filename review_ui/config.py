@@ -6,6 +6,7 @@ data_dir = "/var/lib/bgscribe"
 database_url = "sqlite:////var/lib/bgscribe/bgscribe.db"
 # admin_token: leave it out and the server makes one on first start (kept in data_dir/admin-token)
 purge_interval_seconds = 300
+# broker_url = "redis://10.0.0.2:6379/0"   # jobs done by `bgscribe worker` processes (README: deployment)
 ```
 """
 
@@ -42,6 +43,11 @@ class Settings(BaseSettings):
     purge_interval_seconds: float = Field(300.0, description="how often the server applies retention (0: never)")
     pipeline: bool = Field(True, description="observe and transcribe arriving footage in the background")
     pipeline_poll_seconds: float = Field(2.0, description="how often the pipeline looks for new work")
+    broker_url: str = Field("", description="job queue (Redis) that sends the pipeline's jobs to `bgscribe worker` "
+                                            "processes, e.g. redis://10.0.0.2:6379/0; empty: the server does "
+                                            "them itself, one at a time")
+    broker_heartbeat_seconds: float = Field(60.0, gt=0, description="a worker silent this long is taken for dead "
+                                                                    "and its job given to another")
     pr_ply: int = Field(2, ge=0, le=3, description="GNU Backgammon's analysis depth for the provisional PR of an "
                                                    "approved match (2: ~20 s an 11-point match; 0: ~1 s)")
     host: str = "127.0.0.1"

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, defer
 
 from .board_field import board_field
 from .models import Board, Event, Heartbeat, Match, Segment
+from .pipeline_models import OBSERVE, QUEUED, RUNNING, PipelineJob
 from .review_models import Transcript
 from .services import clashing, utcnow
 from .setup import current_round
@@ -102,7 +103,7 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
     now = now or utcnow()
     transcripts = _transcripts(s)
     rounds = {ev.id: current_round(s, ev, now) for ev in s.scalars(select(Event))}
-    clashes = _clashing(s)
+    clashes, backlog = _clashing(s), _backlog(s)
     out = []
     for b in s.scalars(select(Board).order_by(Board.number)):
         age = (now - b.last_seen_at).total_seconds() if b.last_seen_at else None
@@ -114,13 +115,27 @@ def board_rows(s: Session, stage: Stage, now: datetime | None = None) -> list[di
                "preview_version": int(b.last_seen_at.timestamp()) if b.last_seen_at else 0,
                "agent": None if hb is None else {"state": hb.state, "fps": hb.fps, "dropped_frames": hb.dropped_frames,
                                                  "spool_segments": hb.spool_segments, "error": hb.error},
-               "camera": camera_summary(b), "field": _field(b), "clashing": clashes.get(b.id, 0), "match": None}
+               "camera": camera_summary(b), "field": _field(b), "clashing": clashes.get(b.id, 0),
+               "backlog_minutes": round(backlog.get(b.id, 0.0), 1), "match": None}
         m = board_match(s, b, rounds, now)
         if m is not None:
             row["match"] = {"id": m.id, "round": m.round.number if m.round else None, "player1": m.player1,
                             "player2": m.player2, "length": m.event.match_length,
                             **match_status(s, m, transcripts.get(m.id), stage)}
         out.append(row)
+    return out
+
+
+def _backlog(s: Session) -> dict[int, float]:
+    """Per board id, minutes of stored footage not observed yet (waiting for a worker, or being observed): how
+    far the pipeline is behind on that board. Footage waits on disk however long that gets; nothing is dropped."""
+    waiting = (select(Segment.board_id, Segment.start, Segment.end)
+               .outerjoin(PipelineJob, (PipelineJob.segment_id == Segment.id) & (PipelineJob.kind == OBSERVE))
+               .where(Segment.deleted_at.is_(None),
+                      PipelineJob.id.is_(None) | PipelineJob.state.in_((QUEUED, RUNNING))))
+    out: dict[int, float] = {}
+    for row in s.execute(waiting):
+        out[row.board_id] = out.get(row.board_id, 0.0) + max(0.0, (row.end - row.start).total_seconds()) / 60
     return out
 
 

@@ -48,6 +48,23 @@ def migrate(engine: Engine) -> None:
         command.upgrade(cfg, "head")
 
 
+def schema_behind(engine: Engine) -> str:
+    """Why this code cannot work on the database's schema ("" when it can): a worker does not migrate (the
+    server does), so it checks that the server's bgscribe and its own agree."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config(str(engine.url))).get_current_head()
+    with engine.connect() as conn:
+        current = MigrationContext.configure(conn).get_current_revision()
+    if current == head:
+        return ""
+    if current is None:
+        return "the database has no bgscribe schema: start the server on it first (`bgscribe serve` migrates it)"
+    return (f"the database's schema is at migration {current}, this bgscribe knows {head}: run the same bgscribe "
+            "version as the server")
+
+
 class Database:
     def __init__(self, url: str, run_migrations: bool = True):
         self.engine = make_engine(url)

@@ -1,6 +1,8 @@
 """The background pipeline: footage segments are observed as they arrive, matches transcribed as they grow.
 
-A worker thread in the server process takes one job at a time from the `pipeline_jobs` table:
+Jobs are rows of the `pipeline_jobs` table. On one box a thread of the server process takes one at a time; with a
+job queue (review_ui/work_queue.py: Dramatiq on Redis) the server only schedules and sends them, and `bgscribe
+worker` processes on any machine that reaches the database, the broker and the footage do them. The kinds:
 
 - `observe`: one stored segment -> `data_dir/observations/boardNN/SEGMENT.jsonl` (times relative to the
   segment). The camera stage runs in a child process (`bgscribe observe`): it is CPU-bound and decodes
@@ -17,7 +19,9 @@ A worker thread in the server process takes one job at a time from the `pipeline
   where it reads the held-out frames at least as well as before: each board reads better as the day goes on.
 
 Every job is a row that is committed before and after the work, so a restart resumes what was running and
-never repeats what is done; the same inputs are never transcribed twice.
+never repeats what is done; the same inputs are never transcribed twice. A job's results are written in the
+transaction that marks it done (or to a file put in place just before), so a job redone after its worker died
+is done once in effect.
 """
 
 from __future__ import annotations
@@ -25,14 +29,17 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
+import socket
 import subprocess
 import sys
 import threading
 import traceback
+import uuid
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from transcriber.observation import FrameObservation
@@ -47,6 +54,11 @@ log = logging.getLogger("bgscribe.pipeline")
 
 MAX_ATTEMPTS = 3  # a job that fails (or dies with the server) this often is marked failed
 OBSERVE_TIMEOUT_S = 1800
+
+
+def worker_name() -> str:
+    """Who runs a job, as the dashboard shows it: host:pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 class JobError(Exception):
@@ -109,8 +121,9 @@ def _job(s: Session, **where) -> PipelineJob | None:
 
 
 class Pipeline:
-    def __init__(self, db, store, data_dir: Path, poll_seconds: float = 2.0, pr_ply: int = 2):
+    def __init__(self, db, store, data_dir: Path, poll_seconds: float = 2.0, pr_ply: int = 2, queue=None):
         self.db = db
+        self.queue = queue  # a work_queue.WorkQueue: workers elsewhere do the jobs; None: this process does them
         self.pr_ply = pr_ply  # gnubg's depth for the provisional PR (2: ~20 s an 11-point match; 0: ~1 s)
         self.store = store
         self.data_dir = Path(data_dir)
@@ -118,25 +131,26 @@ class Pipeline:
         self.stop_event = threading.Event()
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
-        self.child: subprocess.Popen | None = None
+        self.children: set[subprocess.Popen] = set()  # one per thread doing a job (a worker may run several)
 
     # ------------------------------------------------------------------ life cycle
     def start(self) -> None:
-        self.recover()
+        if self.queue is None:
+            self.recover()  # with a queue, the broker gives a dead worker's job to another one
         self.thread = threading.Thread(target=self._run, name="pipeline", daemon=True)
         self.thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
         self.stop_event.set()
         self.wake.set()
-        child = self.child
-        if child is not None and child.poll() is None:
-            child.terminate()  # its job stays `running` and is resumed at the next start
+        for child in list(self.children):
+            if child.poll() is None:
+                child.terminate()  # its job goes back to the queue (see `execute`)
         if self.thread is not None:
             self.thread.join(timeout)
 
     def recover(self) -> int:
-        """Jobs left `running` by a server that stopped mid-job go back to the queue."""
+        """Jobs left `running` by a server that died mid-job go back to the queue (one box, no job queue)."""
         with self.db.session() as s:
             jobs = s.scalars(select(PipelineJob).where(PipelineJob.state == RUNNING)).all()
             for j in jobs:
@@ -149,9 +163,16 @@ class Pipeline:
             return len(jobs)
 
     def _run(self) -> None:
+        from .work_queue import QueueError
+
+        said = ""
         while not self.stop_event.is_set():
             try:
                 busy = self.run_once()
+            except QueueError as e:  # the broker is down: the jobs wait in the database until it is back
+                if str(e) != said:
+                    log.warning("pipeline: %s (jobs wait until it is back)", e)
+                said, busy = str(e), False
             except Exception:  # keep the worker alive; the job's row says what failed
                 log.exception("pipeline worker")
                 busy = False
@@ -160,27 +181,54 @@ class Pipeline:
                 self.wake.clear()
 
     def run_once(self) -> bool:
-        """Queue what is new, then do the oldest queued job. False when there was nothing to do."""
+        """Queue what is new, then do the oldest queued job here (or, with a job queue, send the queued jobs to
+        the workers). False when there was nothing to do."""
         with self.db.session() as s:
             self.schedule(s)
-            job = s.scalars(select(PipelineJob).where(PipelineJob.state == QUEUED)
-                            .order_by(PipelineJob.kind != OBSERVE, PipelineJob.id).limit(1)).first()
-            if job is None:
-                return False
-            job.state, job.started_at, job.attempts = RUNNING, utcnow(), job.attempts + 1
+            if self.queue is not None:
+                return self.queue.dispatch(s) > 0
+            job_id = s.scalar(select(PipelineJob.id).where(PipelineJob.state == QUEUED)
+                              .order_by(PipelineJob.kind != OBSERVE, PipelineJob.id).limit(1))
+        if job_id is None:
+            return False
+        self.execute(job_id)
+        return True
+
+    def execute(self, job_id: int, delivery: str = "") -> bool:
+        """Claim job `job_id` and do it; False when it was not this worker's to do (done already, or claimed by
+        another). `delivery`: the queue message that brought it, which may take over the job from a worker that
+        died holding that same message; a duplicate message finds the job taken and is dropped."""
+        claim = PipelineJob.state == QUEUED
+        if delivery:
+            claim = or_(claim, and_(PipelineJob.state == RUNNING, PipelineJob.delivery == delivery))
+        with self.db.session() as s:
+            taken = s.execute(update(PipelineJob).where(PipelineJob.id == job_id, claim).values(
+                state=RUNNING, started_at=utcnow(), attempts=PipelineJob.attempts + 1, delivery=delivery,
+                worker=worker_name())).rowcount
             s.commit()
+            if not taken:
+                return False
+            job = s.get(PipelineJob, job_id)
+            if job.attempts > MAX_ATTEMPTS:  # its workers died holding it this often (a video that kills them?)
+                job.state, job.finished_at = FAILED, utcnow()
+                job.error = job.error or "its worker stopped mid-job too often"
+                s.commit()
+                return True
             try:
                 work = {OBSERVE: self._observe, TRANSCRIBE: self._transcribe, ANALYSE: self._analyse,
                         LEARN: self._learn}[job.kind]
                 result = work(s, job)
             except Exception as e:  # noqa: BLE001 - every failure is recorded on the job
-                if self.stop_event.is_set():
-                    return False  # stopped mid-job: stays running, resumed at the next start
                 s.rollback()
                 job = s.get(PipelineJob, job.id)
+                if self.stop_event.is_set():  # stopped mid-job: handed back, not counted as a try
+                    job.state, job.attempts, job.delivery, job.worker = QUEUED, job.attempts - 1, "", ""
+                    s.commit()
+                    return True
                 known = isinstance(e, (JobError, RuntimeError))
                 job.error = str(e) if known else traceback.format_exc(limit=3)
                 job.state = QUEUED if job.attempts < MAX_ATTEMPTS and not isinstance(e, JobError) else FAILED
+                job.delivery = ""  # tried again in a message of its own
                 job.finished_at = utcnow()
                 s.commit()
                 log.warning("pipeline: %s job %d failed: %s", job.kind, job.id, str(e).splitlines()[0] if str(e) else e)
@@ -228,20 +276,24 @@ class Pipeline:
 
     # ------------------------------------------------------------------ jobs
     def _child(self, args: list[str], doing: str) -> str:
-        """Run `bgscribe ARGS...` as a child process (kept in `self.child`, so that `stop` can end it); its
+        """Run `bgscribe ARGS...` as a child process (kept in `self.children`, so that `stop` can end it); its
         stdout. RuntimeError, with what it said, when it fails or takes over `OBSERVE_TIMEOUT_S`."""
-        self.child = subprocess.Popen([sys.executable, "-m", "bgscribe", *args], stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True)
+        # BGSCRIBE_PARENT_PID: the child ends with this process (bgscribe/__main__.py), even when it is killed
+        env = {**os.environ, "BGSCRIBE_PARENT_PID": str(os.getpid())}
+        child = subprocess.Popen([sys.executable, "-m", "bgscribe", *args], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=env)
+        self.children.add(child)
         try:
-            stdout, stderr = self.child.communicate(timeout=OBSERVE_TIMEOUT_S)
+            stdout, stderr = child.communicate(timeout=OBSERVE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            self.child.kill()
-            self.child.communicate()
+            child.kill()
+            child.communicate()
             raise RuntimeError(f"{doing} took over {OBSERVE_TIMEOUT_S} s") from None
         finally:
-            code, self.child = self.child.returncode, None
-        if code != 0:
-            raise RuntimeError(f"bgscribe {args[0]} exited with {code}: {(stderr or stdout).strip()[-500:]}")
+            self.children.discard(child)
+        if child.returncode != 0:
+            raise RuntimeError(f"bgscribe {args[0]} exited with {child.returncode}: "
+                               f"{(stderr or stdout).strip()[-500:]}")
         return stdout
 
     def _observe(self, s: Session, job: PipelineJob) -> dict:
@@ -250,7 +302,9 @@ class Pipeline:
             raise JobError("the segment has been purged")
         out = observations_path(self.data_dir, seg)
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.part")
+        for stale in out.parent.glob(f".{out.name}.*.part"):  # what a worker that died mid-job left
+            stale.unlink(missing_ok=True)
+        tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.part")  # a name per try: no two writers meet
         if not self.store.exists(seg.storage_key):
             raise JobError(f"the footage file {seg.storage_key} is missing from the store")
         with self.store.local_copy(seg.storage_key) as video:  # (a store on another machine: a local copy)

@@ -33,6 +33,11 @@ class PipelineJob(Base):
     inputs: Mapped[str] = mapped_column(Text, default="")
     result_json: Mapped[str] = mapped_column(Text, default="")  # figures of a finished job (see pipeline.py)
     error: Mapped[str] = mapped_column(Text, default="")
+    # With a job queue (review_ui/work_queue.py): the id of the message that carries the job to the workers
+    # ("" until it is sent), then of the delivery a worker claimed it with; a redelivery of that same message
+    # (its worker died) may take the job over, a duplicate message may not.
+    delivery: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    worker: Mapped[str] = mapped_column(String(120), default="", server_default="")  # host:pid that ran it last
     created_at: Mapped[datetime] = mapped_column(DateTime)
     started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

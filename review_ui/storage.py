@@ -480,8 +480,8 @@ class _RangeReader(io.RawIOBase):
 
 
 def make_store(settings) -> FootageStore:
-    """The store the settings name. A worker's: `footage_store_id` set, a shared folder is checked to be
-    the server's before every use."""
+    """The store the settings name (unchecked: `server_store` and `worker_store` check it); with
+    `footage_store_id`, a folder is checked to be that store before every use."""
     if settings.storage == "local":
         return LocalStore(settings.footage_path, settings.footage_store_id or None)
     if settings.storage == "s3":
@@ -511,4 +511,21 @@ def server_store(settings) -> FootageStore:
             record.write_text(known + "\n")
         store.store_id = known
     store.check(write=True)
+    return store
+
+
+def worker_store(settings) -> FootageStore:
+    """A pipeline worker's store, checked once at its start. A folder must carry a mark: the server's id
+    (`footage_store_id`, or the server's record where the worker shares its data_dir), else the mark found
+    there, which every later use then checks. A folder without one is an unmounted share or the wrong
+    path, whose every segment would otherwise fail as "missing"."""
+    store = make_store(settings)
+    if isinstance(store, LocalStore) and store.store_id is None:
+        record = Path(settings.data_dir) / SERVER_ID_FILE
+        known = (record.read_text().strip() if record.is_file() else "") or store.read_marker()
+        if not known:
+            raise StoreError(f"{store} is not the server's store (it has no {MARKER} file): is the share mounted? "
+                             f"(footage_store_id: the server's id, in its data_dir/{SERVER_ID_FILE})")
+        store.store_id = known
+    store.check()
     return store

@@ -121,9 +121,11 @@ def doc_from_report(report: dict, mat_text: str | None = None, profile: str = "b
             rec = parse_mat(mat_text, "upload.mat")
         except (NotationError, MatchFormatError) as e:
             raise TranscriptError(f"the .mat does not read: {e}") from None
-        if [len(g.actions) for g in rec.games] != [len(g["actions"]) for g in games]:
+        # a .mat has no words for a resignation or a timeout (its 'Wins N points' tells), so they are not counted
+        said = [sum(a["kind"] not in ("resign", "timeout") for a in g["actions"]) for g in games]
+        if [len(g.actions) for g in rec.games] != said:
             raise TranscriptError(f"the .mat ({[len(g.actions) for g in rec.games]} actions per game) is not the "
-                                  f"report's match ({[len(g['actions']) for g in games]} actions per game)")
+                                  f"report's match ({said} actions per game)")
         doc["meta"] = {k: v for k, v in rec.meta.items() if k not in ("Player 1", "Player 2")}
     record_from_doc(doc)  # every play must at least be notation
     return doc

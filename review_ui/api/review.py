@@ -162,10 +162,13 @@ async def post_transcript(match_id: int, login: LoginDep, session: SessionDep,
         doc = doc_from_report(data, await _read_upload(mat, ".mat"))
     except TranscriptError as e:
         raise HTTPException(422, str(e)) from None
-    return load_transcript(session, m, doc, data, login)
+    out = load_transcript(session, m, doc, data, login)
+    session.commit()
+    return out
 
 
 def load_transcript(session: Session, m: Match, doc: dict, report: dict, login: UserSession | None) -> dict:
+    """Add match `m`'s first transcript to `session` (the caller commits: the pipeline with its job's end)."""
     now = utcnow()
     m.player1, m.player2 = doc["players"]
     t = Transcript(match_id=m.id, version=1, doc_json=dumps(doc), report_json=json.dumps(report),
@@ -176,7 +179,6 @@ def load_transcript(session: Session, m: Match, doc: dict, report: dict, login: 
     session.add(TranscriptRevision(transcript_id=t.id, version=1, doc_json=t.doc_json, created_at=now))
     if login is not None:
         audit(session, login, m.id, "load_transcript", f"match {m.id}", "", f"{len(doc['games'])} games", 1)
-    session.commit()
     return transcript_out(t)
 
 

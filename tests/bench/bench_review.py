@@ -144,6 +144,7 @@ def main() -> None:
                     create_match(s, ev, register_board(s, n, f"{BOARD_TOKEN}-{n}", ev), START, f"A{n}", f"B{n}")
                 create_user(s, "bench", "bench-password", "staff")
                 load_transcript(s, m, doc_from_report(report), report, None)
+                s.commit()
                 mid = m.id
             upload_footage(c, video, BOARD_TOKEN)
             r = c.post("/api/v1/login", json={"username": "bench", "password": "bench-password"})

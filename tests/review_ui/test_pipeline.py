@@ -114,3 +114,22 @@ def test_a_corrupt_segment_fails_with_a_reason_and_the_rest_goes_on(client, foot
     assert jobs[2][4] == 3 and "bgscribe observe exited with 1" in jobs[2][6] and "cannot open" in jobs[2][6]
     # The match was still transcribed from what could be observed (here: nothing readable).
     assert len(_jobs(client, TRANSCRIBE)) == 1
+
+
+@needs_ffmpeg
+def test_the_dashboard_shows_each_boards_backlog_in_minutes(client, footage):
+    """Footage stored but not observed yet is a board's backlog: it waits (nothing is dropped) and the board's
+    card says how many minutes of it there are."""
+    from review_ui.dashboard import board_rows
+
+    def backlog():
+        with client.app_state.db.session() as s:
+            return {r["number"]: r["backlog_minutes"] for r in board_rows(s, lambda *_: None)}
+
+    assert backlog() == {7: round(8 / 60, 1), 8: 0.0}  # two 4-second segments, not yet scheduled
+    p = _pipeline(client)
+    assert p.run_once()  # the first observed, the second queued
+    assert backlog()[7] == round(4 / 60, 1)
+    while p.run_once():
+        pass
+    assert backlog()[7] == 0.0

@@ -504,3 +504,19 @@ def test_findings_are_numbered_as_the_move_list_link_there_and_name_the_edit_beh
     cause = re.sub(r"\s+", " ", box[box.index('id="cause"'):box.index("</p>")])
     assert f'{len(t["findings"])} of them came with the last edit: <a href="?g=1&a=2">game 1 action 2</a> ' \
            "(set move by ann); <kbd>u</kbd> undoes it." in cause, cause
+
+
+def test_a_resignation_is_in_the_report_and_only_wins_in_the_mat():
+    """A game stopped before it was over (a resignation the board cannot show): the decoder's report has a
+    `resign` action, the .mat only 'Wins N points'. The pipeline's own transcript used to be refused for it."""
+    from review_ui.transcripts import doc_from_report, record_from_doc
+    from transcriber.mat import write_mat
+
+    report = {"players": ["Alice", "Bob"], "length": 7, "games": [{"actions": [
+        {"kind": "move", "player": 0, "dice": [3, 1], "play": "8/5 6/5"},
+        {"kind": "move", "player": 1, "dice": [6, 5], "play": "24/13"},
+        {"kind": "resign", "player": 0, "value": 1}]}]}
+    mat = write_mat(record_from_doc(doc_from_report(report)))
+    assert "Wins 1 point" in mat and "resign" not in mat.lower()
+    doc = doc_from_report(report, mat)
+    assert [a["kind"] for a in doc["games"][0]["actions"]] == ["move", "move", "resign"]

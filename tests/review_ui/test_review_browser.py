@@ -66,6 +66,7 @@ def server(tmp_path):
         create_user(s, "ann", PASSWORD, "staff")
         report = json.loads(REPORT.read_text())
         load_transcript(s, m, doc_from_report(report, MAT.read_text()), report, None)
+        s.commit()
         match_id = m.id
     db.dispose()
     port = _free_port()

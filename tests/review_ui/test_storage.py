@@ -20,7 +20,15 @@ from review_ui.db import Database
 from review_ui.models import PurgeLog, Segment
 from review_ui.retention import purge
 from review_ui.services import create_event, create_match, register_board, update_match
-from review_ui.storage import MARKER, FootageNotFound, LocalStore, StoreError, server_store, sha256_file
+from review_ui.storage import (
+    MARKER,
+    FootageNotFound,
+    LocalStore,
+    StoreError,
+    server_store,
+    sha256_file,
+    worker_store,
+)
 
 from .conftest import ADMIN, TOKEN, seaweed_s3
 from .test_ingest import make_segment, upload
@@ -331,7 +339,12 @@ def test_an_unmounted_share_is_refused_not_filled(share, world, tmp_path):
     with pytest.raises(StoreError, match=f"its {MARKER} says {sid}, the server's is other"):
         LocalStore(share.point, store_id="other").exists("board07/2026-11-29/seg0.mp4")
 
+    worker_settings = Settings(data_dir=tmp_path / "worker", footage_dir=share.point)  # another machine's
+    assert worker_store(worker_settings).store_id == sid  # (no id given: the mark it finds, checked from now on)
+
     share.umount()  # the share is gone: the mount point is an empty local folder
+    with pytest.raises(StoreError, match="is not the server's store .it has no .bgscribe-store file.: is the share"):
+        worker_store(worker_settings)  # a worker refuses to start
     why = f"footage store at {share.point} is not the server's store .*is the share mounted"
     for call in (lambda: worker.exists("board07/2026-11-29/seg0.mp4"), lambda: store.put(KEY, *blob(tmp_path)),
                  lambda: store.delete("board07/2026-11-29/seg0.mp4"), lambda: server_store(settings)):

@@ -67,12 +67,13 @@ def plan(record: MatchRecord, rig: Rig, seed: int, rules: str = "bmab", games: i
 
 def render_match(record: MatchRecord, out: str | Path, truth: str | Path | None = None, *, profile: str = "standard",
                  seed: int = 0, fps: float = 15.0, size: tuple[int, int] = (1280, 720), games: int | None = None,
-                 rules: str = "bmab", progress: bool = True, schemes: list[str] | None = None) -> RenderStats:
+                 rules: str = "bmab", progress: bool = True, schemes: list[str] | None = None,
+                 until_s: float | None = None) -> RenderStats:
     """Film ``record`` played on a simulated board; ``schemes``: the board's look is drawn from these
-    (default: every named scheme; see `vision.synth.style`)."""
+    (default: every named scheme; see `vision.synth.style`); ``until_s``: only the first seconds of it."""
     rig = Rig.build(profile, seed, size, schemes=schemes)
     director = plan(record, rig, seed, rules, games)
-    duration = director.t
+    duration = director.t if until_s is None else min(director.t, until_s)
     n = int(math.ceil(duration * fps))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

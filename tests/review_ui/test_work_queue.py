@@ -1,0 +1,253 @@
+"""The job queue (review_ui/work_queue.py): Dramatiq on a real Redis, `bgscribe worker` processes, a worker killed.
+
+The claim rules are tested on the database alone; the rest goes through a real broker and real worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from review_ui.app import create_app
+from review_ui.config import Settings
+from review_ui.models import Segment
+from review_ui.pipeline import MAX_ATTEMPTS, Pipeline, observations_path
+from review_ui.pipeline_models import DONE, FAILED, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
+from review_ui.services import create_event, create_match, register_board
+from review_ui.work_queue import QueueError, WorkQueue
+
+from ..capture.helpers import needs_ffmpeg
+from ..redis_server import redis_url  # noqa: F401 - a fixture
+from .conftest import ADMIN, TOKEN, auth
+from .test_ingest import BASE
+from .test_pipeline import footage  # noqa: F401 - a fixture
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _set(client, job_id, **values):
+    with client.app_state.db.session() as s:
+        j = s.get(PipelineJob, job_id)
+        for k, v in values.items():
+            setattr(j, k, v)
+        s.commit()
+
+
+def _row(client, job_id) -> PipelineJob:
+    with client.app_state.db.session() as s:
+        return s.get(PipelineJob, job_id)
+
+
+@needs_ffmpeg
+def test_a_job_is_claimed_by_its_delivery_once_and_a_duplicate_message_is_dropped(client, footage):  # noqa: F811
+    st = client.app_state
+    p = Pipeline(st.db, st.store, st.settings.data_dir)
+    with st.db.session() as s:
+        p.schedule(s)
+        first = s.query(PipelineJob).filter_by(kind=OBSERVE).order_by(PipelineJob.id).first().id
+    # A worker took it in message m1 and died: the row says running, under m1.
+    _set(client, first, state=RUNNING, attempts=1, delivery="m1", worker="elsewhere:1")
+    assert not p.execute(first, delivery="m2")  # a second message for the same job: taken, dropped
+    assert not p.execute(first)  # nor may the server's own thread take a running job
+    assert _row(client, first).attempts == 1
+    assert p.execute(first, delivery="m1")  # m1 redelivered (its worker is dead): taken over and done
+    row = _row(client, first)
+    assert (row.state, row.attempts, row.delivery) == (DONE, 2, "m1") and row.worker.endswith(f":{os.getpid()}")
+    finished = row.finished_at
+    assert not p.execute(first, delivery="m1")  # delivered once more after it was done: nothing is redone
+    assert _row(client, first).finished_at == finished
+    # A job whose workers keep dying holding it (a video that kills them) fails instead of looping.
+    with st.db.session() as s:
+        second = s.query(PipelineJob).filter_by(kind=OBSERVE, state=QUEUED).one().id
+    _set(client, second, state=RUNNING, attempts=MAX_ATTEMPTS, delivery="m3")
+    assert p.execute(second, delivery="m3")
+    row = _row(client, second)
+    assert row.state == FAILED and "stopped mid-job too often" in row.error
+
+
+@needs_ffmpeg
+def test_the_server_sends_each_job_once_and_a_boards_segments_one_at_a_time(client, footage, redis_url):  # noqa: F811
+    st = client.app_state
+    queue = WorkQueue(redis_url)
+    p = Pipeline(st.db, st.store, st.settings.data_dir, queue=queue)
+    assert p.run_once()  # schedules both segments, sends the first: the second carries its board state on
+    with st.db.session() as s:
+        jobs = s.query(PipelineJob).filter_by(kind=OBSERVE).order_by(PipelineJob.id).all()
+        assert [bool(j.delivery) for j in jobs] == [True, False] and all(j.state == QUEUED for j in jobs)
+    assert queue.backlog() == 1
+    assert queue.worker(p).queue_prefetch == 1  # a worker holds only the job it works on, none waits on it
+    assert not p.run_once()  # nothing new to send
+    _set(client, jobs[0].id, state=DONE)  # as a worker would
+    assert p.run_once()
+    assert queue.backlog() == 2 and all(_row(client, j.id).delivery for j in jobs)
+    # no job is done by the server itself
+    assert all(_row(client, j.id).attempts == 0 for j in jobs[1:])
+
+
+def test_a_broker_that_does_not_answer_is_a_clear_error(tmp_path):
+    dead = WorkQueue("redis://127.0.0.1:9/0")  # nothing listens on the discard port
+    with pytest.raises(QueueError, match="cannot reach the job queue at redis://127.0.0.1:9/0"):
+        dead.check()
+    with pytest.raises(QueueError, match="expected redis://"):
+        WorkQueue("amqp://127.0.0.1/")
+    r = subprocess.run([sys.executable, "-m", "bgscribe", "worker", "--data", str(tmp_path), "--broker",
+                        "redis://127.0.0.1:9/0"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "bgscribe worker: cannot reach the job queue" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------------------------------------- the whole way
+
+def _render(tmp_path) -> tuple[bytes, dict]:
+    video, truth = tmp_path / "g.mp4", tmp_path / "g.jsonl"
+    p = subprocess.run([sys.executable, "-m", "bgscribe", "simulate", "random:5", "--games", "1", "--out",
+                        str(video), "--truth", str(truth), "--fps", "2", "--size", "640x360"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return video.read_bytes(), json.loads(truth.read_text().splitlines()[0])
+
+
+START = datetime(2026, 11, 30, 14, 0)
+
+
+def _server(folder: Path, video: bytes, seconds: float, broker: str = ""):
+    """A server (pipeline on, polling fast) with one match on board 7 whose footage is `video`."""
+    import hashlib
+
+    settings = Settings(data_dir=folder, admin_token=ADMIN, purge_interval_seconds=0, pipeline=True,
+                        pipeline_poll_seconds=0.2, pr_ply=0, broker_url=broker)
+    client = TestClient(create_app(settings))
+    client.__enter__()
+    st = client.app.state
+    with st.db.session() as s:
+        ev = create_event(s, "Queue test")
+        b = register_board(s, 7, TOKEN, ev)
+        create_match(s, ev, b, START, "Alice", "Bob", START + timedelta(seconds=seconds + 1))
+        s.commit()
+    sid = f"b07-{START:%Y%m%dT%H%M%S}000Z"
+    iso = lambda d: d.isoformat(timespec="milliseconds") + "Z"  # noqa: E731
+    manifest = {"board": 7, "segment_id": sid, "start": iso(START), "end": iso(START + timedelta(seconds=seconds)),
+                "frames": 1, "dropped_frames": 0, "gaps": [], "sha256": hashlib.sha256(video).hexdigest(),
+                "bytes": len(video)}
+    assert client.post(f"{BASE}/7/segments", json=manifest, headers=auth()).status_code == 200
+    chunk = 4 << 20
+    for off in range(0, len(video), chunk):
+        assert client.put(f"{BASE}/7/segments/{sid}/data", params={"offset": off}, content=video[off:off + chunk],
+                          headers=auth()).status_code == 200
+    assert client.post(f"{BASE}/7/segments/{sid}/complete", headers=auth()).status_code == 200
+    return client
+
+
+def _wait(what, predicate, seconds: float = 300):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        got = predicate()
+        if got:
+            return got
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _transcript(client):
+    """The match's transcript once there is one; an AssertionError as soon as a job has failed for good."""
+    from review_ui.review_models import Transcript
+
+    failed = [j for j in _jobs(client) if j[1] == FAILED]
+    assert not failed, failed
+    with client.app.state.db.session() as s:
+        t = s.query(Transcript).one_or_none()
+        return None if t is None else json.loads(t.doc_json)
+
+
+def _jobs(client) -> list[tuple]:
+    with client.app.state.db.session() as s:
+        return [(j.kind, j.state, j.attempts, j.worker, j.error) for j in s.query(PipelineJob).order_by("id")]
+
+
+def _worker(folder: Path, broker: str) -> subprocess.Popen:
+    env = {**os.environ, "BGSCRIBE_BROKER_HEARTBEAT_SECONDS": "3", "PYTHONPATH": str(ROOT)}
+    env.pop("BGSCRIBE_CONFIG", None)
+    return subprocess.Popen([sys.executable, "-m", "bgscribe", "worker", "--data", str(folder), "--broker", broker],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            start_new_session=True)
+
+
+@needs_ffmpeg
+def test_a_worker_killed_mid_job_is_replaced_and_the_transcript_is_the_same(tmp_path, redis_url):  # noqa: F811
+    video, header = _render(tmp_path)
+    # The record to match: the same footage through the server's own pipeline (one box, no queue).
+    one_box = _server(tmp_path / "one-box", video, header["duration"])
+    try:
+        expected = _wait("the one-box transcript", lambda: _transcript(one_box))
+        with one_box.app.state.db.session() as s:
+            expected_lines = observations_path(tmp_path / "one-box", s.query(Segment).one()).read_text()
+    finally:
+        one_box.__exit__(None, None, None)
+    assert sum(len(g["actions"]) for g in expected["games"]) >= 20
+
+    folder = tmp_path / "queued"
+    server = _server(folder, video, header["duration"], broker=redis_url)
+    a = b = None
+    try:
+        a = _worker(folder, redis_url)
+        # Worker A takes the segment; once its camera stage is under way, A dies (SIGKILL: no goodbye).
+        _wait("worker A to take the segment",
+              lambda: any(k == OBSERVE and st == RUNNING and w.endswith(f":{a.pid}") for k, st, _, w, _ in
+                          _jobs(server)), 120)
+        time.sleep(3)
+        os.kill(a.pid, signal.SIGKILL)
+        a.wait(10)
+        b = _worker(folder, redis_url)
+        got = _wait("the transcript from worker B", lambda: _transcript(server), 400)
+        jobs = _jobs(server)
+        b.send_signal(signal.SIGTERM)  # stops cleanly when idle
+        assert b.wait(60) == 0
+    finally:
+        for w in (a, b):
+            if w is not None and w.poll() is None:
+                os.killpg(w.pid, signal.SIGKILL)
+        server.__exit__(None, None, None)
+    observe = [j for j in jobs if j[0] == OBSERVE]
+    assert len(observe) == 1, jobs  # no duplicate rows
+    kind, state, attempts, worker, error = observe[0]
+    assert (state, attempts) == (DONE, 2) and worker.endswith(f":{b.pid}"), (jobs, b.stdout.read()[-3000:])
+    assert [j[1] for j in jobs if j[0] == TRANSCRIBE] == [DONE]
+    assert got["games"] == expected["games"]  # the transcript is the one the uninterrupted pipeline makes
+    # B's observations are the one box's, line for line: nothing of what A's child wrote got in
+    with server.app.state.db.session() as s:
+        seg = s.query(Segment).one()
+        assert observations_path(folder, seg).read_text() == expected_lines
+    assert not list(observations_path(folder, seg).parent.glob(".*.part"))  # A's half-written file is gone
+
+
+
+@needs_ffmpeg
+def test_jobs_whose_message_the_broker_lost_are_sent_again(client, footage, redis_url):  # noqa: F811
+    import redis
+
+    st = client.app_state
+    queue = WorkQueue(redis_url)
+    p = Pipeline(st.db, st.store, st.settings.data_dir, queue=queue)
+    assert p.run_once()
+    with st.db.session() as s:
+        sent = s.query(PipelineJob).filter(PipelineJob.delivery != "").one()
+        first, delivery = sent.id, sent.delivery
+    assert delivery in queue.held()
+    with st.db.session() as s:
+        assert queue.resend_lost(s) == 0  # nothing lost: nothing resent
+    redis.Redis.from_url(redis_url).flushall()  # the broker restarted without its data
+    assert delivery not in queue.held() and queue.backlog() == 0
+    with st.db.session() as s:
+        assert queue.resend_lost(s) == 1
+    assert _row(client, first).delivery == ""  # to be sent again
+    assert p.run_once() and queue.backlog() == 1
+    assert _row(client, first).delivery not in ("", delivery)
