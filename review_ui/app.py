@@ -12,7 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from .config import Settings
 from .db import Database
-from .storage import make_store
+from .storage import StoreError, server_store
 
 log = logging.getLogger("bgscribe.server")
 
@@ -59,10 +59,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        for folder in (settings.data_dir, settings.staging_path, settings.footage_path):
+        local = [settings.footage_path] if settings.storage == "local" else []
+        for folder in (settings.data_dir, settings.staging_path, *local):
             owner_only_dir(folder)  # footage and the database are personal data
+        try:
+            app.state.store = server_store(settings)
+        except StoreError as e:
+            log.error("refusing to start: %s", e)
+            raise
         app.state.db = Database(settings.db_url)
-        app.state.store = make_store(settings)
         app.state.pipeline = None
         if settings.pipeline:
             from .pipeline import Pipeline
@@ -73,7 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         task = None
         if settings.purge_interval_seconds > 0:
             task = asyncio.create_task(_purge_loop(app, settings.purge_interval_seconds))
-        log.info("bgscribe server ready: database %s, footage in %s%s", settings.db_url, settings.footage_path,
+        log.info("bgscribe server ready: database %s, %s%s", settings.db_url, app.state.store,
                  f", jobs sent to the workers through {app.state.pipeline.queue.url}"
                  if app.state.pipeline is not None and app.state.pipeline.queue else "")
         try:

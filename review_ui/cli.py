@@ -133,7 +133,7 @@ def worker(args) -> int:
     from .app import make_queue
     from .db import Database, schema_behind
     from .pipeline import Pipeline, worker_name
-    from .storage import make_store
+    from .storage import StoreError, worker_store
     from .work_queue import QueueError
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -147,10 +147,11 @@ def worker(args) -> int:
         behind = schema_behind(db.engine)
         if behind:
             raise ValueError(behind)
-    except (QueueError, FileNotFoundError, ValueError) as e:
+        store = worker_store(settings)  # an unmounted share or an unreachable bucket: said now, not per job
+    except (QueueError, FileNotFoundError, ValueError, StoreError) as e:
         print(f"bgscribe worker: {e}", file=sys.stderr)
         return 2
-    pipeline = Pipeline(db, make_store(settings), settings.data_dir, pr_ply=settings.pr_ply, queue=queue)
+    pipeline = Pipeline(db, store, settings.data_dir, pr_ply=settings.pr_ply, queue=queue)
     w = queue.worker(pipeline, threads=args.jobs)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -195,7 +196,7 @@ def purge(args) -> int:
     from .db import Database
     from .footage_frames import cache_dir
     from .retention import purge as run_purge
-    from .storage import make_store
+    from .storage import StoreError, server_store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
@@ -204,11 +205,15 @@ def purge(args) -> int:
     except (FileNotFoundError, ValueError) as e:
         print(f"bgscribe purge: {e}", file=sys.stderr)
         return 2
+    try:
+        store = server_store(settings)
+    except StoreError as e:
+        print(f"bgscribe purge: nothing deleted: {e}", file=sys.stderr)
+        return 2
     db = Database(settings.db_url)
     try:
         with db.session() as s:
-            report = run_purge(s, make_store(settings), dry_run=args.dry_run,
-                               frame_cache=cache_dir(settings.data_dir))
+            report = run_purge(s, store, dry_run=args.dry_run, frame_cache=cache_dir(settings.data_dir))
     finally:
         db.dispose()
     if args.json:

@@ -24,8 +24,20 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(Path("bgscribe-data"), description="database, footage and upload staging live here")
     database_url: str = Field("", description="SQLAlchemy URL; default: SQLite in data_dir")
-    footage_dir: Path | None = Field(None, description="local footage store; default: data_dir/footage")
-    storage: str = Field("local", description="footage store kind: 'local' (S3-compatible stores plug in here)")
+    footage_dir: Path | None = Field(None, description="local footage store (a folder, or a share that workers on "
+                                                       "other machines mount too); default: data_dir/footage")
+    storage: str = Field("local", description="footage store kind: 'local' (footage_dir) or 's3' (s3_* settings)")
+    footage_store_id: str = Field("", description="the identity the footage folder must carry (its .bgscribe-store "
+                                                  "file): a worker gives the server's, so an unmounted share is "
+                                                  "refused; empty: the server's own, kept in data_dir")
+    s3_endpoint_url: str = Field("", description="S3-compatible endpoint, e.g. http://10.0.0.5:9000 (empty: AWS)")
+    s3_bucket: str = Field("", description="the bucket that holds the footage (it must exist)")
+    s3_prefix: str = Field("", description="object names begin with this (several events or servers, one bucket)")
+    s3_region: str = Field("", description="region (empty: AWS_DEFAULT_REGION / the AWS configuration)")
+    s3_access_key_id: str = Field("", description="empty: AWS_ACCESS_KEY_ID or the AWS configuration")
+    s3_secret_access_key: str = Field("", description="empty: AWS_SECRET_ACCESS_KEY or the AWS configuration")
+    footage_cache_bytes: int = Field(16 << 30, description="most bytes of S3 footage copied into "
+                                                           "data_dir/cache/footage for the pipeline to read")
     admin_token: str = Field("", description="bearer token for the staff API (16+ characters, not a placeholder); "
                                              "empty: one is made on first start and kept in data_dir/admin-token")
     purge_interval_seconds: float = Field(300.0, description="how often the server applies retention (0: never)")

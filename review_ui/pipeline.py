@@ -26,6 +26,7 @@ is done once in effect.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -304,26 +305,27 @@ class Pipeline:
         for stale in out.parent.glob(f".{out.name}.*.part"):  # what a worker that died mid-job left
             stale.unlink(missing_ok=True)
         tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.part")  # a name per try: no two writers meet
-        video = self.store.local_path(seg.storage_key)
-        if not video.is_file():
+        if not self.store.exists(seg.storage_key):
             raise JobError(f"the footage file {seg.storage_key} is missing from the store")
-        # the board's checker colours and tray end, learnt from its earlier segments (most never show an opening)
-        state = board_state_path(self.data_dir, seg.board.number)
-        cmd = ["observe", str(video), "--out", str(tmp), "--quiet",
-               "--board-state", str(state)]
-        adapter = adapter_path(self.data_dir, seg.board.number)
-        if adapter.is_file():  # what the camera stage learnt of this board
-            cmd += ["--adapter", str(adapter)]
-        field = board_field(seg.board)
-        if field is not None:  # the corners the staff confirmed, in this segment's pixels
-            size = video_size(video)
-            if size is not None:
-                cmd += ["--field", field.pixels(*size)]
-        try:
-            stdout = self._child(cmd, f"observing {seg.segment_id}")
-        except RuntimeError:
-            tmp.unlink(missing_ok=True)
-            raise
+        with self.store.local_copy(seg.storage_key) as video:  # (a store on another machine: a local copy)
+            # the board's checker colours and tray end, learnt from its earlier segments (most never show an
+            # opening)
+            state = board_state_path(self.data_dir, seg.board.number)
+            cmd = ["observe", str(video), "--out", str(tmp), "--quiet",
+                   "--board-state", str(state)]
+            adapter = adapter_path(self.data_dir, seg.board.number)
+            if adapter.is_file():  # what the camera stage learnt of this board
+                cmd += ["--adapter", str(adapter)]
+            field = board_field(seg.board)
+            if field is not None:  # the corners the staff confirmed, in this segment's pixels
+                size = video_size(video)
+                if size is not None:
+                    cmd += ["--field", field.pixels(*size)]
+            try:
+                stdout = self._child(cmd, f"observing {seg.segment_id}")
+            except RuntimeError:
+                tmp.unlink(missing_ok=True)
+                raise
         tmp.replace(out)
         return {"observations": str(out.relative_to(self.data_dir)), "summary": stdout.strip()}
 
@@ -404,15 +406,17 @@ class Pipeline:
         t = s.scalar(select(Transcript).where(Transcript.match_id == job.match_id))
         if m is None or t is None:
             raise JobError("the match or its transcript is gone")
-        try:
-            frames = labelled_frames(m, json.loads(t.doc_json), self.match_observations(s, m),
-                                     footage_segments(s, m.id), lambda g: self.store.local_path(g.storage_key),
-                                     video_size)
-        except NothingToLearn as e:
-            raise JobError(f"nothing learnt from match {m.id}: {e}") from None
-        out = adapter_path(self.data_dir, m.board.number)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="bgscribe-learn-") as tmp:
+        # the footage's local copies are kept until the child that reads them has finished
+        with contextlib.ExitStack() as copies, tempfile.TemporaryDirectory(prefix="bgscribe-learn-") as tmp:
+            try:
+                frames = labelled_frames(m, json.loads(t.doc_json), self.match_observations(s, m),
+                                         footage_segments(s, m.id),
+                                         lambda g: copies.enter_context(self.store.local_copy(g.storage_key)),
+                                         video_size)
+            except NothingToLearn as e:
+                raise JobError(f"nothing learnt from match {m.id}: {e}") from None
+            out = adapter_path(self.data_dir, m.board.number)
+            out.parent.mkdir(parents=True, exist_ok=True)
             spec = Path(tmp) / "frames.json"
             spec.write_text(json.dumps({"frames": frames}))
             cmd = ["adapt", "--frames", str(spec), "--out", str(out)]

@@ -15,7 +15,9 @@ personal data that serves nothing: unless the event keeps footage, it is deleted
 it ends, or the `after_approval` event's `retention_days` if longer (a match entered late still finds it
 meanwhile).
 Every deletion writes a PurgeLog row (what, when, why, which policy) after checking the store
-no longer holds the object; `dry_run` reports the same decisions and deletes nothing.
+no longer holds the object; `dry_run` reports the same decisions and deletes nothing. A store that cannot
+be reached (or is not the server's: an unmounted share) purges nothing and logs nothing; one that fails
+mid-run ends the run, its segment's row saying the delete failed, the segment kept in the database.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from .models import POLICY_AFTER_APPROVAL, POLICY_MATCH_END, Event, Match, PurgeLog, Segment
 from .services import utcnow
-from .storage import FootageStore
+from .storage import FootageStore, StoreError
 
 log = logging.getLogger("bgscribe.retention")
 
@@ -126,6 +128,13 @@ def purge(session: Session, store: FootageStore, *, now: datetime | None = None,
 
     now = now or utcnow()
     report = PurgeReport(dry_run=dry_run)
+    if not dry_run:
+        try:
+            store.check()
+        except StoreError as e:  # a store that is down or not the server's: decide nothing, log nothing
+            report.errors.append(str(e))
+            log.error("retention: nothing purged: %s", e)
+            return report
     segs = session.scalars(select(Segment).where(Segment.deleted_at.is_(None)).order_by(Segment.id)).all()
     for seg in segs:
         report.checked += 1
@@ -149,11 +158,13 @@ def purge(session: Session, store: FootageStore, *, now: datetime | None = None,
         try:
             store.delete(seg.storage_key)
             gone = not store.exists(seg.storage_key)
-        except Exception as e:  # noqa: BLE001 - report and go on with the next segment
+        except Exception as e:  # noqa: BLE001 - report, and go on with the next segment unless the store is down
             entry.reason += f" (delete failed: {e})"
             session.commit()
             report.errors.append(f"{seg.segment_id}: {e}")
             log.error("cannot delete %s: %s", seg.storage_key, e)
+            if isinstance(e, StoreError):
+                break  # the store failed mid-run: each further try would wait out its timeout and fail too
             continue
         if not gone:
             entry.reason += " (still in the store after delete)"

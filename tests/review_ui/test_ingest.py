@@ -9,6 +9,7 @@ import os
 import pytest
 
 from review_ui.models import Heartbeat, Segment
+from review_ui.storage import MARKER
 
 from .conftest import STAFF, auth
 
@@ -42,7 +43,7 @@ def upload(c, m, data, token=None, chunk=100_000):
 
 
 def stored_files(c):
-    return sorted(p for p in c.app_state.settings.footage_path.rglob("*") if p.is_file())
+    return sorted(p for p in c.app_state.settings.footage_path.rglob("*") if p.is_file() and p.name != MARKER)
 
 
 def staged_files(c):
