@@ -49,6 +49,7 @@ from .models import Event, Match, Segment
 from .pipeline_models import ANALYSE, DONE, FAILED, LEARN, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
 from .review_models import STATUS_NEEDS_REVIEW, Transcript, TranscriptRevision
 from .services import utcnow
+from .storage import FootageNotFound, StoreError
 
 log = logging.getLogger("bgscribe.pipeline")
 
@@ -63,6 +64,11 @@ def worker_name() -> str:
 
 class JobError(Exception):
     """A job that cannot succeed as things stand (the message says why; it is stored on the job)."""
+
+
+class Deferred(Exception):
+    """A job that cannot run until something outside it is back (the footage store): handed back untried, to
+    be tried again later (on one box at the next poll; with a queue, its message is retried with a backoff)."""
 
 
 def observations_path(data_dir: Path, seg: Segment) -> Path:
@@ -169,7 +175,7 @@ class Pipeline:
         while not self.stop_event.is_set():
             try:
                 busy = self.run_once()
-            except QueueError as e:  # the broker is down: the jobs wait in the database until it is back
+            except (QueueError, Deferred) as e:  # the broker or the store is down: jobs wait until it is back
                 if str(e) != said:
                     log.warning("pipeline: %s (jobs wait until it is back)", e)
                 said, busy = str(e), False
@@ -225,6 +231,12 @@ class Pipeline:
                     job.state, job.attempts, job.delivery, job.worker = QUEUED, job.attempts - 1, "", ""
                     s.commit()
                     return True
+                if isinstance(e, StoreError) and not isinstance(e, FootageNotFound):
+                    # the store is down or not mounted: no fault of the job's, whatever the outage's length
+                    job.state, job.attempts, job.worker = QUEUED, job.attempts - 1, ""
+                    job.error = f"waiting for the footage store: {e}"
+                    s.commit()
+                    raise Deferred(job.error) from None
                 known = isinstance(e, (JobError, RuntimeError))
                 job.error = str(e) if known else traceback.format_exc(limit=3)
                 job.state = QUEUED if job.attempts < MAX_ATTEMPTS and not isinstance(e, JobError) else FAILED

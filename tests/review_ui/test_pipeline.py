@@ -133,3 +133,26 @@ def test_the_dashboard_shows_each_boards_backlog_in_minutes(client, footage):
     while p.run_once():
         pass
     assert backlog()[7] == 0.0
+
+
+@needs_ffmpeg
+def test_a_footage_store_that_is_down_defers_jobs_without_using_their_tries(client, footage):
+    """An unmounted share (or an S3 server down) is no fault of the segment's: however long it lasts, its
+    jobs wait, untried, and run once the store is back."""
+    from review_ui.pipeline import MAX_ATTEMPTS, Deferred
+    from review_ui.storage import MARKER
+
+    mark = client.app_state.store.root / MARKER
+    saved = mark.read_text()
+    mark.unlink()  # the share is gone: its mount point is an empty folder
+    p = _pipeline(client)
+    for _ in range(MAX_ATTEMPTS + 2):  # more than a job's tries
+        with pytest.raises(Deferred, match="waiting for the footage store"):
+            p.run_once()
+    jobs = _jobs(client, OBSERVE)
+    assert all(j[3] == QUEUED and j[4] == 0 for j in jobs), jobs
+    assert "is not the server's store" in jobs[0][6]
+    mark.write_text(saved)
+    while p.run_once():
+        pass
+    assert [j[3] for j in _jobs(client, OBSERVE)] == [DONE, DONE]
