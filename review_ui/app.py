@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 
 from .config import Settings
-from .db import Database
+from .db import Database, shown_url
 from .storage import make_store
 
 log = logging.getLogger("bgscribe.server")
@@ -62,7 +62,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         task = None
         if settings.purge_interval_seconds > 0:
             task = asyncio.create_task(_purge_loop(app, settings.purge_interval_seconds))
-        log.info("bgscribe server ready: database %s, footage in %s", settings.db_url, settings.footage_path)
+        log.info("bgscribe server ready: database %s, footage in %s", shown_url(settings.db_url),
+                 settings.footage_path)
         try:
             yield
         finally:

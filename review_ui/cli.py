@@ -77,7 +77,7 @@ def serve(args) -> int:
     import uvicorn
 
     from .app import create_app
-    from .db import Database
+    from .db import Database, DatabaseUnavailable
     from .security import InsecureSetting, check_token
     from .services import create_event, register_board
 
@@ -88,9 +88,12 @@ def serve(args) -> int:
         boards = _board_tokens(args)
         for num, token in boards:
             check_token(token, f"the token of board {num}")
+        # Opened (and migrated) here, before the app's start-up, so that a database the server cannot reach is one
+        # line on stderr rather than uvicorn's traceback.
+        db = Database(settings.db_url)
         app = create_app(settings)  # refuses a placeholder staff token
         config = uvicorn_config(app, settings)
-    except (FileNotFoundError, ValueError) as e:
+    except (FileNotFoundError, ValueError, DatabaseUnavailable) as e:
         print(f"bgscribe serve: {'refusing to start: ' if isinstance(e, InsecureSetting) else ''}{e}",
               file=sys.stderr)
         return 2
@@ -104,7 +107,6 @@ def serve(args) -> int:
 
         from .models import Event
 
-        db = Database(settings.db_url)
         with db.session() as s:
             ev = None
             if args.event:
@@ -112,7 +114,7 @@ def serve(args) -> int:
             for num, token in boards:
                 register_board(s, num, token, ev)
             s.commit()
-        db.dispose()
+    db.dispose()
     uvicorn.Server(config).run()
     return 0
 

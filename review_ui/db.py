@@ -1,18 +1,43 @@
-"""Database engine, sessions, and migrations (alembic, applied at start-up)."""
+"""Database engine, sessions, and migrations (alembic, applied at start-up).
+
+Two backends, both tested: SQLite (the embedded default, a file in the data folder) and PostgreSQL
+(`postgresql://user@host/db`, through psycopg 3). Times are stored as naive UTC on both.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
 
-from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine
+from sqlalchemy import create_engine, event, exc
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
+class DatabaseUnavailable(Exception):
+    """The server cannot open its database (unreachable, refused, no driver): one line for the operator."""
+
+
+def normalise_url(url: str) -> str:
+    """A plain `postgresql://` URL (what staff write) means psycopg 3, the driver bgscribe ships with."""
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url.removeprefix(plain)
+    return url
+
+
+def shown_url(url: str) -> str:
+    """The URL for logs and errors: never the password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except exc.ArgumentError:
+        return "(unparseable URL)"
+
+
 def make_engine(url: str) -> Engine:
+    url = normalise_url(url)
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
@@ -26,7 +51,14 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    try:
+        # The session's time zone is UTC so that anything the server computes (now(), casts) agrees with the
+        # naive UTC times it stores.
+        return create_engine(url, pool_pre_ping=True, connect_args={"options": "-c timezone=UTC"}
+                             if url.startswith("postgresql") else {})
+    except (ModuleNotFoundError, exc.NoSuchModuleError, exc.ArgumentError) as e:
+        hint = " (pip install 'bgscribe[postgres]')" if url.startswith("postgresql") else ""
+        raise DatabaseUnavailable(f"cannot use the database {shown_url(url)}: {e}{hint}") from e
 
 
 def alembic_config(url: str):
@@ -51,6 +83,13 @@ def migrate(engine: Engine) -> None:
 class Database:
     def __init__(self, url: str, run_migrations: bool = True):
         self.engine = make_engine(url)
+        try:
+            with self.engine.connect():
+                pass
+        except exc.OperationalError as e:  # the driver's own words, first line: "connection refused", ...
+            self.engine.dispose()
+            reason = str(e.orig).strip().splitlines()[0] if e.orig else str(e)
+            raise DatabaseUnavailable(f"cannot reach the database {shown_url(url)}: {reason}") from e
         if run_migrations:
             migrate(self.engine)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)

@@ -12,13 +12,15 @@ TOKEN = "board-7-token-secret"
 
 
 @pytest.fixture
-def settings(tmp_path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", admin_token=ADMIN, purge_interval_seconds=0, pipeline=False)
+def settings(tmp_path, database_url) -> Settings:
+    """On each database backend in turn (tests/conftest.py: database_url)."""
+    return Settings(data_dir=tmp_path / "data", database_url=database_url, admin_token=ADMIN,
+                    purge_interval_seconds=0, pipeline=False)
 
 
 @pytest.fixture
 def client(settings):
-    """The real app (real SQLite, migrations, local footage store) through the ASGI test client."""
+    """The real app (real database, migrations, local footage store) through the ASGI test client."""
     app = create_app(settings)
     with TestClient(app) as c:
         with app.state.db.session() as s:
