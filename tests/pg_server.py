@@ -49,8 +49,10 @@ class PgServer:
                 raise FileNotFoundError("running as root and no `postgres` user to run the server as") from e
             os.chown(self.root, pw.pw_uid, pw.pw_gid)
             self.prefix = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", "--"]
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
-                  "--locale=C", "--no-sync")
+        # Collation of a language (ICU's en-US: "alice" < "Bob"), as a venue's server has, not C's byte order
+        # (which is SQLite's): code that lets the database order text would show here.
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C",
+                  "--locale-provider=icu", "--icu-locale=en-US", "--no-sync")
         opts = " ".join(["-k", str(self.root), "-c", "listen_addresses=''", *FAST])
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-o", opts, "-w", "start")
         self.url = f"postgresql+psycopg://postgres@/postgres?host={self.root}"
