@@ -58,7 +58,7 @@ def make_engine(url: str) -> Engine:
                              if url.startswith("postgresql") else {})
     except (ModuleNotFoundError, exc.NoSuchModuleError, exc.ArgumentError) as e:
         hint = " (pip install 'bgscribe[postgres]')" if url.startswith("postgresql") else ""
-        raise DatabaseUnavailable(f"cannot use the database {shown_url(url)}: {e}{hint}") from e
+        raise DatabaseUnavailable(f"cannot open the database {shown_url(url)}: {e}{hint}") from e
 
 
 def alembic_config(url: str):
@@ -89,7 +89,7 @@ class Database:
         except exc.OperationalError as e:  # the driver's own words, first line: "connection refused", ...
             self.engine.dispose()
             reason = str(e.orig).strip().splitlines()[0] if e.orig else str(e)
-            raise DatabaseUnavailable(f"cannot reach the database {shown_url(url)}: {reason}") from e
+            raise DatabaseUnavailable(f"cannot open the database {shown_url(url)}: {reason}") from e
         if run_migrations:
             migrate(self.engine)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)

@@ -9,7 +9,7 @@ import sys
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import inspect, make_url, text
 
 from review_ui.config import load_settings
 from review_ui.db import Database, DatabaseUnavailable
@@ -39,18 +39,21 @@ def test_a_plain_postgresql_url_means_psycopg(postgres_databases):
         with db.session() as s:
             assert s.scalar(text("SELECT count(*) FROM alembic_version")) == 1
         db.dispose()
+        missing = make_url(url).set(database="no_such_database").render_as_string(hide_password=False)
+        with pytest.raises(DatabaseUnavailable, match='cannot open the database .*"no_such_database" does not exist'):
+            Database(missing)
 
 
 def test_a_database_the_server_cannot_reach_is_one_line_not_a_traceback(tmp_path):
     url = "postgresql://staff:pw-s3cret@127.0.0.1:1/bgscribe"  # port 1: nothing listens there
-    with pytest.raises(DatabaseUnavailable, match=r"cannot reach the database postgresql://staff:\*\*\*@127"):
+    with pytest.raises(DatabaseUnavailable, match=r"cannot open the database postgresql://staff:\*\*\*@127"):
         Database(url)
     env = {**os.environ, "BGSCRIBE_DATABASE_URL": url}
     r = subprocess.run([sys.executable, "-m", "bgscribe", "serve", "--data", str(tmp_path / "d"), "--port", "1"],
                        capture_output=True, text=True, env=env, timeout=60)
-    lines = [ln for ln in r.stderr.splitlines() if "cannot reach" in ln]
+    lines = [ln for ln in r.stderr.splitlines() if "cannot open the database" in ln]
     assert r.returncode == 2 and "Traceback" not in r.stderr and "pw-s3cret" not in r.stderr, r.stderr
-    assert len(lines) == 1 and lines[0].startswith("bgscribe serve: cannot reach the database "), r.stderr
+    assert len(lines) == 1 and lines[0].startswith("bgscribe serve: cannot open the database "), r.stderr
     assert "127.0.0.1" in lines[0] and "refused" in lines[0].lower(), lines[0]
 
 
