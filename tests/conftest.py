@@ -5,12 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.pg_server import BACKENDS
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "bgscribe" / "samples").glob("*.txt"))
-
-# The database backends the server's tests run on (the same tests, parametrised): SQLite, the embedded default,
-# and PostgreSQL (a real server, tests/pg_server.py). `-m "not postgresql"` runs the SQLite half only.
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
 
 
 @pytest.fixture(scope="session")

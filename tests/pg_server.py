@@ -17,8 +17,15 @@ import tempfile
 import uuid
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+
+# The database backends the server's tests run on (the fixture `database_url`, tests/conftest.py: the same tests,
+# parametrised): SQLite, the embedded default, and PostgreSQL. `-m "not postgresql"` runs the SQLite half only.
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
+# For the few end-to-end tests too slow to run twice whose database work other tests cover on both backends.
+sqlite_only = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 # Test data: durability off for speed.
 FAST = ("-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off")
