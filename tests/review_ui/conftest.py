@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
 from review_ui.app import create_app
@@ -9,6 +10,17 @@ from review_ui.services import create_event, register_board
 
 ADMIN = "staff-secret-for-tests"
 TOKEN = "board-7-token-secret"
+
+
+# argon2id as the server uses it, at a test's cost: the production parameters (~0.15 s a hash or a login, several
+# per test) were half of these tests' time, which runs twice now (SQLite and PostgreSQL). The commands the tests
+# run as child processes (`bgscribe adduser`, `serve`) hash at the real cost.
+FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1)
+
+
+@pytest.fixture(autouse=True)
+def _test_cost_password_hashing(monkeypatch):
+    monkeypatch.setattr("review_ui.auth._hasher", FAST_HASHER)
 
 
 @pytest.fixture
