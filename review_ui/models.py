@@ -1,4 +1,4 @@
-"""Database tables. Times are UTC (naive datetimes in SQLite, read as UTC)."""
+"""Database tables. Times are UTC, stored as naive datetimes (SQLite and PostgreSQL alike)."""
 
 from __future__ import annotations
 
