@@ -1,7 +1,7 @@
 """A real PostgreSQL server for the tests: started once per test session, one fresh database per test.
 
-$BGSCRIBE_TEST_POSTGRES_URL (a superuser's URL, e.g. postgresql://postgres@127.0.0.1:5433/postgres) uses that
-server instead of starting one. Without PostgreSQL's binaries the PostgreSQL variants skip, unless
+$BGSCRIBE_TEST_POSTGRES_URL (a user that may create databases, e.g. postgresql://postgres@127.0.0.1:5432/postgres)
+uses that server instead of starting one. Without PostgreSQL's binaries the PostgreSQL variants skip, unless
 $BGSCRIBE_REQUIRE_POSTGRES=1 (CI), where they fail.
 """
 
@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+
+from review_ui.db import normalise_url
 
 # The database backends the server's tests run on (the fixture `database_url`, tests/conftest.py: the same tests,
 # parametrised): SQLite, the embedded default, and PostgreSQL. `-m "not postgresql"` runs the SQLite half only.
@@ -82,9 +84,7 @@ class Databases:
     """CREATE DATABASE per test on one server (the admin URL's), DROP after."""
 
     def __init__(self, admin_url: str):
-        url = make_url(admin_url)
-        if url.drivername == "postgresql":
-            url = url.set(drivername="postgresql+psycopg")
+        url = make_url(normalise_url(admin_url))
         self.admin_url = url
         self.admin = create_engine(url, isolation_level="AUTOCOMMIT")
 
