@@ -21,7 +21,7 @@ class DatabaseUnavailable(Exception):
 
 
 def normalise_url(url: str) -> str:
-    """A plain `postgresql://` URL (what staff write) means psycopg 3, the driver bgscribe ships with."""
+    """A plain `postgresql://` URL (what staff write) means psycopg 3, the driver of `bgscribe[postgres]`."""
     for plain in ("postgresql://", "postgres://"):
         if url.startswith(plain):
             return "postgresql+psycopg://" + url.removeprefix(plain)
@@ -80,18 +80,26 @@ def migrate(engine: Engine) -> None:
         command.upgrade(cfg, "head")
 
 
+def _reason(e: exc.DBAPIError) -> str:
+    """The driver's own words, first line: "connection refused", "database ... does not exist", ..."""
+    return str(e.orig).strip().splitlines()[0] if e.orig else str(e).splitlines()[0]
+
+
 class Database:
     def __init__(self, url: str, run_migrations: bool = True):
         self.engine = make_engine(url)
         try:
             with self.engine.connect():
                 pass
-        except exc.OperationalError as e:  # the driver's own words, first line: "connection refused", ...
+        except exc.OperationalError as e:
             self.engine.dispose()
-            reason = str(e.orig).strip().splitlines()[0] if e.orig else str(e)
-            raise DatabaseUnavailable(f"cannot open the database {shown_url(url)}: {reason}") from e
+            raise DatabaseUnavailable(f"cannot open the database {shown_url(url)}: {_reason(e)}") from e
         if run_migrations:
-            migrate(self.engine)
+            try:
+                migrate(self.engine)
+            except exc.DBAPIError as e:  # e.g. PostgreSQL 15+: "permission denied for schema public"
+                self.engine.dispose()
+                raise DatabaseUnavailable(f"cannot migrate the database {shown_url(url)}: {_reason(e)}") from e
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def session(self) -> Session:

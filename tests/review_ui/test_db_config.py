@@ -42,6 +42,16 @@ def test_a_plain_postgresql_url_means_psycopg(postgres_databases):
         missing = make_url(url).set(database="no_such_database").render_as_string(hide_password=False)
         with pytest.raises(DatabaseUnavailable, match='cannot open the database .*"no_such_database" does not exist'):
             Database(missing)
+        # A user who may connect but not create tables (PostgreSQL 15: not in another owner's schema public)
+        role = f"visitor_{os.getpid()}"
+        with postgres_databases.admin.connect() as c:
+            c.execute(text(f"CREATE ROLE {role} LOGIN"))
+        try:
+            with pytest.raises(DatabaseUnavailable, match="cannot migrate the database .*permission denied"):
+                Database(make_url(url).set(username=role).render_as_string(hide_password=False))
+        finally:
+            with postgres_databases.admin.connect() as c:
+                c.execute(text(f"DROP ROLE {role}"))
 
 
 def test_a_database_the_server_cannot_reach_is_one_line_not_a_traceback(tmp_path):
