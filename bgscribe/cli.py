@@ -147,6 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as e:
+        # Any server command (serve, purge, adduser, event ...) whose database cannot be opened: one line, no
+        # traceback. Looked up, not imported: the other commands never load the database code.
+        db = sys.modules.get("review_ui.db")
+        if db is not None and isinstance(e, db.DatabaseUnavailable):
+            print(f"bgscribe {args.command}: {e}", file=sys.stderr)
+            return 2
+        raise
 
 
 def cmd_simulate(args) -> int:

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 
 from .config import Settings
-from .db import Database
+from .db import Database, shown_url
 from .storage import StoreError, server_store
 
 log = logging.getLogger("bgscribe.server")
@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         task = None
         if settings.purge_interval_seconds > 0:
             task = asyncio.create_task(_purge_loop(app, settings.purge_interval_seconds))
-        log.info("bgscribe server ready: database %s, %s%s", settings.db_url, app.state.store,
+        log.info("bgscribe server ready: database %s, %s%s", shown_url(settings.db_url), app.state.store,
                  f", jobs sent to the workers through {app.state.pipeline.queue.url}"
                  if app.state.pipeline is not None and app.state.pipeline.queue else "")
         try:

@@ -78,7 +78,7 @@ def serve(args) -> int:
     import uvicorn
 
     from .app import create_app, make_queue
-    from .db import Database
+    from .db import Database, DatabaseUnavailable
     from .security import InsecureSetting, check_token
     from .services import create_event, register_board
     from .work_queue import QueueError
@@ -90,6 +90,9 @@ def serve(args) -> int:
         boards = _board_tokens(args)
         for num, token in boards:
             check_token(token, f"the token of board {num}")
+        # Opened (and migrated) here, before the app's start-up, so that a database the server cannot reach is one
+        # line on stderr rather than uvicorn's traceback.
+        db = Database(settings.db_url)
         app = create_app(settings)  # refuses a placeholder staff token
         config = uvicorn_config(app, settings)
         if settings.pipeline:
@@ -97,7 +100,7 @@ def serve(args) -> int:
     except QueueError as e:
         print(f"bgscribe serve: {e}", file=sys.stderr)
         return 2
-    except (FileNotFoundError, ValueError) as e:
+    except (FileNotFoundError, ValueError, DatabaseUnavailable) as e:
         print(f"bgscribe serve: {'refusing to start: ' if isinstance(e, InsecureSetting) else ''}{e}",
               file=sys.stderr)
         return 2
@@ -111,7 +114,6 @@ def serve(args) -> int:
 
         from .models import Event
 
-        db = Database(settings.db_url)
         with db.session() as s:
             ev = None
             if args.event:
@@ -119,7 +121,7 @@ def serve(args) -> int:
             for num, token in boards:
                 register_board(s, num, token, ev)
             s.commit()
-        db.dispose()
+    db.dispose()
     uvicorn.Server(config).run()
     return 0
 
@@ -131,7 +133,7 @@ def worker(args) -> int:
     import threading
 
     from .app import make_queue
-    from .db import Database, schema_behind
+    from .db import Database, DatabaseUnavailable, schema_behind
     from .pipeline import Pipeline, worker_name
     from .storage import StoreError, worker_store
     from .work_queue import QueueError
@@ -148,7 +150,7 @@ def worker(args) -> int:
         if behind:
             raise ValueError(behind)
         store = worker_store(settings)  # an unmounted share or an unreachable bucket: said now, not per job
-    except (QueueError, FileNotFoundError, ValueError, StoreError) as e:
+    except (QueueError, DatabaseUnavailable, FileNotFoundError, ValueError, StoreError) as e:
         print(f"bgscribe worker: {e}", file=sys.stderr)
         return 2
     pipeline = Pipeline(db, store, settings.data_dir, pr_ply=settings.pr_ply, queue=queue)

@@ -1,10 +1,11 @@
-"""Database tables. Times are UTC (naive datetimes in SQLite, read as UTC)."""
+"""Database tables. Times are UTC, stored as naive datetimes (SQLite and PostgreSQL alike)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -23,6 +24,10 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 class Base(DeclarativeBase):
     pass
+
+
+# Byte counts (a segment, a board's free disk) pass 2**31: 64-bit on PostgreSQL; SQLite's INTEGER already is.
+ByteCount = BigInteger().with_variant(Integer(), "sqlite")
 
 
 # Retention policies an event can have (see review_ui/retention.py).
@@ -124,7 +129,7 @@ class Segment(Base):
     segment_id: Mapped[str] = mapped_column(String(64))
     storage_key: Mapped[str] = mapped_column(String(300))
     sha256: Mapped[str] = mapped_column(String(64))
-    bytes: Mapped[int] = mapped_column(Integer)
+    bytes: Mapped[int] = mapped_column(ByteCount)
     start: Mapped[datetime] = mapped_column(DateTime)
     end: Mapped[datetime] = mapped_column(DateTime)
     frames: Mapped[int] = mapped_column(Integer)
@@ -148,8 +153,8 @@ class Heartbeat(Base):
     frames: Mapped[int] = mapped_column(Integer, default=0)
     dropped_frames: Mapped[int] = mapped_column(Integer, default=0)
     spool_segments: Mapped[int] = mapped_column(Integer, default=0)
-    spool_bytes: Mapped[int] = mapped_column(Integer, default=0)
-    free_disk_bytes: Mapped[int] = mapped_column(Integer, default=0)
+    spool_bytes: Mapped[int] = mapped_column(ByteCount, default=0)
+    free_disk_bytes: Mapped[int] = mapped_column(ByteCount, default=0)
     last_segment: Mapped[str] = mapped_column(String(64), default="")
     error: Mapped[str] = mapped_column(Text, default="")
 
@@ -165,7 +170,7 @@ class PurgeLog(Base):
     segment_id: Mapped[str] = mapped_column(String(64))
     storage_key: Mapped[str] = mapped_column(String(300))
     sha256: Mapped[str] = mapped_column(String(64))
-    bytes: Mapped[int] = mapped_column(Integer)
+    bytes: Mapped[int] = mapped_column(ByteCount)
     footage_start: Mapped[datetime] = mapped_column(DateTime)
     footage_end: Mapped[datetime] = mapped_column(DateTime)
     event_id: Mapped[int | None] = mapped_column(Integer, nullable=True)

@@ -36,7 +36,8 @@ def set_season(s: Session, by: str, ev: Event, season: str) -> Event:
 
 
 def seasons(s: Session) -> list[dict]:
-    rows = s.scalars(select(Event).where(Event.season.is_not(None)).order_by(Event.season, Event.id)).all()
+    # Sorted here, not by the database's collation (see setup.players): the same order on SQLite and PostgreSQL.
+    rows = sorted(s.scalars(select(Event).where(Event.season.is_not(None))), key=lambda e: (e.season, e.id))
     out: dict[str, list[str]] = {}
     for ev in rows:
         out.setdefault(ev.season, []).append(ev.name)

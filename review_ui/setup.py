@@ -148,7 +148,9 @@ def add_player(s: Session, by: str, ev: Event, name: str) -> Player:
 
 
 def players(s: Session, ev: Event) -> list[Player]:
-    return list(s.scalars(select(Player).where(Player.event_id == ev.id).order_by(Player.name)))
+    # Sorted here, not by the database: PostgreSQL orders text by its collation ("alice" < "Bob"), SQLite by
+    # code point ("Bob" < "alice"); the same order on both.
+    return sorted(s.scalars(select(Player).where(Player.event_id == ev.id)), key=lambda p: p.name)
 
 
 def rounds(s: Session, ev: Event) -> list[Round]:

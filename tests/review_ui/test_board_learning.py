@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from review_ui.board_learning import NothingToLearn, labelled_moments
+from tests.pg_server import sqlite_only
 from vision.still import rows_of_slots
 
 
@@ -109,6 +110,7 @@ def test_an_approved_transcript_queues_learning_and_says_why_nothing_was_learnt(
     assert "0 quiet frames" in learn_job()
 
 
+@sqlite_only  # ~45 s of rendering and learning; the learn job's bookkeeping runs on both backends above
 def test_a_board_learns_from_its_approved_match_through_the_pipeline(client, tmp_path):
     """The whole way: a rendered game's footage uploaded as the board's segment, its field confirmed, the
     truth's transcript approved; the pipeline observes the footage, then learns from it: the labelled quiet

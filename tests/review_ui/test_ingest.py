@@ -142,11 +142,13 @@ def test_too_many_bytes_are_refused(client):
 def test_heartbeat_and_preview(client):
     jpeg = b"\xff\xd8\xff\xe0" + os.urandom(100)
     hb = {"state": "recording", "fps": 14.9, "frames": 1000, "dropped_frames": 2, "spool_segments": 3,
-          "spool_bytes": 123, "free_disk_bytes": 10**9, "last_segment": "b07-20261129T170000000Z",
+          "spool_bytes": 3 << 30, "free_disk_bytes": 5 * 10**11, "last_segment": "b07-20261129T170000000Z",
           "preview_jpeg": base64.b64encode(jpeg).decode()}
     assert client.post(f"{BASE}/7/heartbeat", json=hb, headers=auth()).status_code == 200
     boards = {b["number"]: b for b in client.get("/api/v1/boards", headers=STAFF).json()}
     assert boards[7]["heartbeat"]["fps"] == 14.9 and boards[7]["heartbeat"]["spool_segments"] == 3
+    # Byte counts past 2**31 (a 32-bit INTEGER on PostgreSQL would refuse them)
+    assert (boards[7]["heartbeat"]["spool_bytes"], boards[7]["heartbeat"]["free_disk_bytes"]) == (3 << 30, 5 * 10**11)
     assert boards[8]["heartbeat"] is None
     assert client.get("/api/v1/boards/7/preview.jpg", headers=STAFF).content == jpeg
     assert client.get("/api/v1/boards/7/preview.jpg").status_code == 401  # footage stills are staff-only

@@ -53,9 +53,9 @@ def add_segment(s, store: LocalStore, tmp: Path, board, start: datetime, minutes
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, database_url):
     """Four events, one per policy, with matches in every state and their footage."""
-    settings = Settings(data_dir=tmp_path / "data", admin_token="retention-admin-token")
+    settings = Settings(data_dir=tmp_path / "data", database_url=database_url, admin_token="retention-admin-token")
     db = Database(settings.db_url)
     store = LocalStore(settings.footage_path)
     s = db.session()
@@ -213,8 +213,9 @@ def test_purge_command(world, capsys, monkeypatch):
     assert {row.segment_id for row in s.scalars(select(PurgeLog))} == would
 
 
-def test_periodic_job_applies_retention(tmp_path):
-    settings = Settings(data_dir=tmp_path / "data", admin_token="retention-admin-token", purge_interval_seconds=0.3)
+def test_periodic_job_applies_retention(tmp_path, database_url):
+    settings = Settings(data_dir=tmp_path / "data", database_url=database_url, admin_token="retention-admin-token",
+                        purge_interval_seconds=0.3)
     app = create_app(settings)
     with TestClient(app):
         with app.state.db.session() as s:

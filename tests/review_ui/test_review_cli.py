@@ -18,7 +18,7 @@ def run(*args: str, password: str) -> subprocess.CompletedProcess:
                           env=env, timeout=60)
 
 
-def test_adduser_then_login(tmp_path):
+def test_adduser_then_login(tmp_path, database_url):
     data = tmp_path / "data"
     r = run("dora", "--role", "director", "--data", str(data), password="director pw 1")
     assert r.returncode == 0 and "created director dora" in r.stdout
@@ -26,6 +26,6 @@ def test_adduser_then_login(tmp_path):
     assert r.returncode == 2 and "exists already" in r.stderr and "Traceback" not in r.stderr
     r = run("eve", "--data", str(data), password="short")
     assert r.returncode == 2 and "at least 12 characters" in r.stderr
-    with TestClient(create_app(Settings(data_dir=data, purge_interval_seconds=0))) as c:
+    with TestClient(create_app(Settings(data_dir=data, database_url=database_url, purge_interval_seconds=0))) as c:
         r = c.post("/api/v1/login", json={"username": "dora", "password": "director pw 1"})
         assert r.status_code == 200 and r.json()["role"] == "director"

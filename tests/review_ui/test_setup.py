@@ -119,6 +119,15 @@ def test_bad_event_is_refused_with_a_reason(dora, body, message):
 # ----------------------------------------------------------------------------- rounds and pairings
 
 
+def test_players_are_listed_in_the_same_order_on_every_database(dora):
+    for name in ("ben", "Ann", "Émile", "al", "Cy"):
+        assert dora.post(f"{API}/events/{dora.event_id}/players", json={"name": name}, headers=dora.h).status_code \
+            in (200, 201)
+    # Code point order (SQLite's), not a collation's: a PostgreSQL server with a language's collation would say
+    # al, Ann, ben, Cy, Émile.
+    assert dora.get(f"{API}/events/{dora.event_id}").json()["players"] == ["Ann", "Cy", "al", "ben", "Émile"]
+
+
 def test_pairing_creates_and_updates_the_boards_match(dora):
     new_round(dora, 1, "2026-11-29T10:00:00")
     r = dora.put(f"{API}/events/{dora.event_id}/rounds/1/pairings/7", headers=dora.h,
