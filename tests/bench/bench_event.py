@@ -282,6 +282,7 @@ def run(args) -> dict:
             out.update(figures(db, agents, plays, killed, done))
             out["cpu_per_board_core_share"] = round(cpu / wall / args.boards, 3)
             out["cpu_total_core_share"] = round(cpu / wall, 2)
+            out["cpu_server_core_share"] = round((cpu_seconds(server.pid) - c0[server.pid]) / wall, 3)
             out["wall_s"] = round(wall, 1)
             db.dispose()
         finally:

@@ -119,12 +119,12 @@ def _render(tmp_path) -> tuple[bytes, dict]:
 START = datetime(2026, 11, 30, 14, 0)
 
 
-def _server(folder: Path, video: bytes, seconds: float, broker: str = ""):
+def _server(folder: Path, video: bytes, seconds: float, broker: str = "", database_url: str = ""):
     """A server (pipeline on, polling fast) with one match on board 7 whose footage is `video`."""
     import hashlib
 
     settings = Settings(data_dir=folder, admin_token=ADMIN, purge_interval_seconds=0, pipeline=True,
-                        pipeline_poll_seconds=0.2, pr_ply=0, broker_url=broker)
+                        pipeline_poll_seconds=0.2, pr_ply=0, broker_url=broker, database_url=database_url)
     client = TestClient(create_app(settings))
     client.__enter__()
     st = client.app.state
@@ -173,18 +173,22 @@ def _jobs(client) -> list[tuple]:
         return [(j.kind, j.state, j.attempts, j.worker, j.error) for j in s.query(PipelineJob).order_by("id")]
 
 
-def _worker(folder: Path, broker: str) -> subprocess.Popen:
+def _worker(folder: Path, broker: str, database_url: str) -> subprocess.Popen:
     env = {**os.environ, "BGSCRIBE_BROKER_HEARTBEAT_SECONDS": "3", "PYTHONPATH": str(ROOT)}
     env.pop("BGSCRIBE_CONFIG", None)
-    return subprocess.Popen([sys.executable, "-m", "bgscribe", "worker", "--data", str(folder), "--broker", broker],
+    return subprocess.Popen([sys.executable, "-m", "bgscribe", "worker", "--data", str(folder), "--broker", broker,
+                             "--database-url", database_url],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                             start_new_session=True)
 
 
 @needs_ffmpeg
-def test_a_worker_killed_mid_job_is_replaced_and_the_transcript_is_the_same(tmp_path, redis_url):  # noqa: F811
+def test_a_worker_killed_mid_job_is_replaced_and_the_transcript_is_the_same(tmp_path, redis_url,  # noqa: F811
+                                                                             postgres_databases):
+    """Workers on other machines share a PostgreSQL database; the record to match is the one-box server's on
+    SQLite: the same transcript on both backends, a worker killed or not."""
     video, header = _render(tmp_path)
-    # The record to match: the same footage through the server's own pipeline (one box, no queue).
+    # The record to match: the same footage through the server's own pipeline (one box, SQLite, no queue).
     one_box = _server(tmp_path / "one-box", video, header["duration"])
     try:
         expected = _wait("the one-box transcript", lambda: _transcript(one_box))
@@ -195,10 +199,15 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_transcript_is_the_same(tmp_
     assert sum(len(g["actions"]) for g in expected["games"]) >= 20
 
     folder = tmp_path / "queued"
-    server = _server(folder, video, header["duration"], broker=redis_url)
+    with postgres_databases.fresh() as pg_url:
+        _killed_and_replaced(folder, video, header, redis_url, pg_url, expected, expected_lines)
+
+
+def _killed_and_replaced(folder, video, header, redis_url, pg_url, expected, expected_lines):  # noqa: F811
+    server = _server(folder, video, header["duration"], broker=redis_url, database_url=pg_url)
     a = b = None
     try:
-        a = _worker(folder, redis_url)
+        a = _worker(folder, redis_url, pg_url)
         # Worker A takes the segment; once its camera stage is under way, A dies (SIGKILL: no goodbye).
         _wait("worker A to take the segment",
               lambda: any(k == OBSERVE and st == RUNNING and w.endswith(f":{a.pid}") for k, st, _, w, _ in
@@ -206,7 +215,7 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_transcript_is_the_same(tmp_
         time.sleep(3)
         os.kill(a.pid, signal.SIGKILL)
         a.wait(10)
-        b = _worker(folder, redis_url)
+        b = _worker(folder, redis_url, pg_url)
         got = _wait("the transcript from worker B", lambda: _transcript(server), 400)
         jobs = _jobs(server)
         b.send_signal(signal.SIGTERM)  # stops cleanly when idle
