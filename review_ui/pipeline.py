@@ -39,13 +39,13 @@ import uuid
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from transcriber.observation import FrameObservation
 
 from .board_field import board_field
-from .models import Event, Match, Segment
+from .models import Event, Match, Segment, segment_matches
 from .pipeline_models import ANALYSE, DONE, FAILED, LEARN, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
 from .review_models import STATUS_NEEDS_REVIEW, Transcript, TranscriptRevision
 from .services import utcnow
@@ -110,13 +110,37 @@ def video_size(path: Path) -> tuple[int, int] | None:
         return None
 
 
+def live_segments(s: Session, matches: list[Match]) -> dict[int, list[Segment]]:
+    """Per match id, its live segments in time order, cut at the start of the next match on the same board
+    (a match whose end nobody set would otherwise take in the next round's footage). Two queries for any
+    number of matches: the scheduler asks this for the whole room every few seconds."""
+    if not matches:
+        return {}
+    starts: dict[int, list[datetime]] = {}
+    for board, t in s.execute(select(Match.board_id, Match.started_at).where(
+            Match.board_id.in_({m.board_id for m in matches}))):
+        starts.setdefault(board, []).append(t)
+    out: dict[int, list[Segment]] = {m.id: [] for m in matches}
+    for mid, seg in s.execute(select(segment_matches.c.match_id, Segment)
+                              .join(Segment, Segment.id == segment_matches.c.segment_id)
+                              .where(segment_matches.c.match_id.in_(out), Segment.deleted_at.is_(None))):
+        out[mid].append(seg)
+    for m in matches:
+        nxt = min((t for t in starts[m.board_id] if t > m.started_at), default=None)
+        out[m.id] = sorted((g for g in out[m.id] if nxt is None or g.start < nxt), key=lambda g: g.start)
+    return out
+
+
 def match_segments(s: Session, m: Match) -> list[Segment]:
-    """The live segments of a match in time order, cut at the start of the next match on the same board
-    (a match whose end nobody set would otherwise take in the next round's footage)."""
-    nxt = s.scalar(select(Match.started_at).where(Match.board_id == m.board_id, Match.started_at > m.started_at)
-                   .order_by(Match.started_at).limit(1))
-    segs = [g for g in m.segments if g.deleted_at is None and (nxt is None or g.start < nxt)]
-    return sorted(segs, key=lambda g: g.start)
+    """The live segments of one match (see `live_segments`)."""
+    return live_segments(s, [m])[m.id]
+
+
+def _latest(s: Session, kinds: tuple[str, ...]) -> dict[tuple[str, int], PipelineJob]:
+    """The newest job of each kind in `kinds` for each match, by (kind, match id): one query."""
+    newest = select(func.max(PipelineJob.id)).where(PipelineJob.kind.in_(kinds)).group_by(PipelineJob.kind,
+                                                                                          PipelineJob.match_id)
+    return {(j.kind, j.match_id): j for j in s.scalars(select(PipelineJob).where(PipelineJob.id.in_(newest)))}
 
 
 def _job(s: Session, **where) -> PipelineJob | None:
@@ -252,26 +276,29 @@ class Pipeline:
 
     # ------------------------------------------------------------------ scheduling
     def schedule(self, s: Session) -> None:
-        observed = set(s.scalars(select(PipelineJob.segment_id).where(PipelineJob.kind == OBSERVE)))
-        for seg in s.scalars(select(Segment).where(Segment.deleted_at.is_(None))):
-            if seg.id not in observed:
-                s.add(PipelineJob(kind=OBSERVE, segment_id=seg.id, state=QUEUED, attempts=0, inputs="",
-                                  result_json="", error="", created_at=utcnow()))
+        # a few queries for the whole room, however many boards, matches and segments it has had
+        unobserved = ~select(PipelineJob.id).where(PipelineJob.kind == OBSERVE,
+                                                   PipelineJob.segment_id == Segment.id).exists()
+        for seg_id in s.scalars(select(Segment.id).where(Segment.deleted_at.is_(None), unobserved)):
+            s.add(PipelineJob(kind=OBSERVE, segment_id=seg_id, state=QUEUED, attempts=0, inputs="",
+                              result_json="", error="", created_at=utcnow()))
         s.flush()
-        states = dict(s.execute(select(PipelineJob.segment_id, PipelineJob.state)
-                                .where(PipelineJob.kind == OBSERVE)).all())
         # staff are working on these (edited, approved, submitted): new footage does not overrule them
-        settled = set(s.scalars(select(Transcript.match_id).where(
-            (Transcript.version > 1) | (Transcript.status != STATUS_NEEDS_REVIEW))))
-        for m in s.scalars(select(Match)):
-            if m.id in settled:
-                continue
-            segs = match_segments(s, m)
+        settled = select(Transcript.match_id).where(
+            (Transcript.version > 1) | (Transcript.status != STATUS_NEEDS_REVIEW))
+        matches = list(s.scalars(select(Match).where(Match.id.not_in(settled))))
+        segs_of = live_segments(s, matches)
+        ids = {g.id for segs in segs_of.values() for g in segs}
+        states = dict(s.execute(select(PipelineJob.segment_id, PipelineJob.state).where(
+            PipelineJob.kind == OBSERVE, PipelineJob.segment_id.in_(ids))).all()) if ids else {}
+        latest = _latest(s, (TRANSCRIBE, ANALYSE, LEARN))
+        for m in matches:
+            segs = segs_of[m.id]
             if not segs or any(states.get(g.id) in (QUEUED, RUNNING) for g in segs):
                 continue
             inputs = ",".join(str(g.id) for g in segs if states.get(g.id) == DONE)
             inputs += f";ended={m.ended_at.isoformat() if m.ended_at else ''}"
-            last = _job(s, kind=TRANSCRIBE, match_id=m.id)
+            last = latest.get((TRANSCRIBE, m.id))
             if last is not None and (last.inputs == inputs or last.state in (QUEUED, RUNNING)):
                 continue
             s.add(PipelineJob(kind=TRANSCRIBE, match_id=m.id, state=QUEUED, attempts=0, inputs=inputs,
@@ -279,7 +306,7 @@ class Pipeline:
         for t in s.scalars(select(Transcript).where(Transcript.status.in_(("approved", "submitted")))):
             inputs = f"transcript v{t.version}"  # re-approved after a reopen: analysed (and learnt from) again
             for kind in (ANALYSE, LEARN):
-                last = _job(s, kind=kind, match_id=t.match_id)
+                last = latest.get((kind, t.match_id))
                 if last is not None and (last.inputs == inputs or last.state in (QUEUED, RUNNING)):
                     continue
                 s.add(PipelineJob(kind=kind, match_id=t.match_id, state=QUEUED, attempts=0, inputs=inputs,

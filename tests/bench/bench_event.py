@@ -301,20 +301,25 @@ def run(args) -> dict:
 
 
 def _settled(db, segments: int, matches: int, until: float, agents) -> bool:
-    """Wait until every segment is stored and observed and every match has its transcript (or `until`)."""
+    """Wait until every segment is stored and observed, every match has its transcript and no job is left to do,
+    twice in a row some seconds apart (the server schedules a last transcription after the last observation)."""
     from sqlalchemy import func, select
 
     from review_ui.models import Segment
-    from review_ui.pipeline_models import DONE, FAILED, OBSERVE, PipelineJob
+    from review_ui.pipeline_models import DONE, FAILED, OBSERVE, QUEUED, RUNNING, PipelineJob
     from review_ui.review_models import Transcript
 
+    quiet = 0
     while time.time() < until:
         with db.session() as s:
             stored = s.scalar(select(func.count(Segment.id)))
             observed = s.scalar(select(func.count(PipelineJob.id)).where(PipelineJob.kind == OBSERVE,
                                                                        PipelineJob.state.in_((DONE, FAILED))))
             transcripts = s.scalar(select(func.count(Transcript.id)))
-        if stored >= segments and observed >= segments and transcripts >= matches:
+            busy = s.scalar(select(func.count(PipelineJob.id)).where(PipelineJob.state.in_((QUEUED, RUNNING))))
+        done = stored >= segments and observed >= segments and transcripts >= matches and not busy
+        quiet = quiet + 1 if done else 0
+        if quiet >= 3:
             return True
         time.sleep(2)
     return False

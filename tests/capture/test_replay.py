@@ -14,9 +14,9 @@ from .helpers import agent, frame_numbers, manifests, needs_ffmpeg
 
 SLOW = os.environ.get("BGSCRIBE_SLOW_TESTS") == "1"
 
-# The normal run replays 72 s in 12-second segments; BGSCRIBE_SLOW_TESTS=1 adds the full
+# The normal run replays 48 s in 12-second segments; BGSCRIBE_SLOW_TESTS=1 adds the full
 # 10-minute replay in the default 60-second segments.
-CASES = [pytest.param(72, 12, id="72s-12s-segments")]
+CASES = [pytest.param(48, 12, id="48s-12s-segments")]
 CASES.append(pytest.param(600, 60, id="10min-60s-segments",
                           marks=pytest.mark.skipif(not SLOW, reason="10-minute replay: set BGSCRIBE_SLOW_TESTS=1")))
 

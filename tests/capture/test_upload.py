@@ -18,7 +18,7 @@ from .helpers import Server, agent, free_port, manifests, mjpeg_server, needs_ff
 
 TOKEN = "board-11-secret-token"
 SLOW = os.environ.get("BGSCRIBE_SLOW_TESTS") == "1"
-DOWN = 180.0 if SLOW else 60.0  # "a few minutes" with BGSCRIBE_SLOW_TESTS=1; a minute in the normal run
+DOWN = 180.0 if SLOW else 40.0  # "a few minutes" with BGSCRIBE_SLOW_TESTS=1; 8 segments' time in the normal run
 
 
 def closed_segments(log: str) -> list[str]:
