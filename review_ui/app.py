@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.purge_interval_seconds > 0:
             task = asyncio.create_task(_purge_loop(app, settings.purge_interval_seconds))
         log.info("bgscribe server ready: database %s, %s%s", shown_url(settings.db_url), app.state.store,
-                 f", jobs sent to the workers through {app.state.pipeline.queue.url}"
+                 f", jobs sent to the workers through {app.state.pipeline.queue.shown_url}"
                  if app.state.pipeline is not None and app.state.pipeline.queue else "")
         try:
             yield

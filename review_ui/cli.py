@@ -160,7 +160,7 @@ def worker(args) -> int:
         signal.signal(sig, lambda *_: stop.set())
     w.start()
     log.info("bgscribe worker %s: %d job(s) at a time from %s, database %s, data in %s", worker_name(), args.jobs,
-             queue.url, db.engine.url.render_as_string(hide_password=True), settings.data_dir)
+             queue.shown_url, db.engine.url.render_as_string(hide_password=True), settings.data_dir)
     stop.wait()
     log.info("stopping: a job in hand goes back to the queue")
     pipeline.stop()  # ends the job's child process; `execute` hands the job back

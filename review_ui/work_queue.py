@@ -61,6 +61,7 @@ class WorkQueue:
         if not url.startswith(("redis://", "rediss://", "unix://")):
             raise QueueError(f"job queue URL {url!r}: expected redis://HOST:PORT/DB (or rediss://, unix://)")
         self.url = url
+        self.shown_url = _redact(url)  # for logs and errors: never the password
         # Each broker command checks for dead workers with this chance (Dramatiq's default, 1 in 1,000, can
         # leave a dead worker's job waiting for many minutes on a quiet queue).
         self.broker = RedisBroker(url=url, heartbeat_timeout=int(heartbeat_seconds * 1000),
@@ -68,8 +69,9 @@ class WorkQueue:
         self.broker.add_middleware(CurrentMessage())
         self.pipeline = None  # set by `worker`
         self.lost_checked = 0.0  # time.monotonic() of the last look for lost messages (0: at the first dispatch)
-        # Retries only for what `execute` cannot record on the row itself (the database unreachable): the same
-        # message comes back, so it can still claim the job. Job failures are the row's business.
+        # Retries only for what `execute` cannot settle on the row itself (the database unreachable, the footage
+        # store down: `Deferred`): the same message comes back, so it can still claim the job. Job failures are
+        # the row's business.
         self.actor = dramatiq.actor(self._perform, broker=self.broker, actor_name=ACTOR, queue_name=QUEUE,
                                     max_retries=50, min_backoff=2000, max_backoff=60000,
                                     time_limit=int(job_timeout_s * 1000) + 120_000)
@@ -81,7 +83,7 @@ class WorkQueue:
         try:
             self.broker.client.ping()
         except redis.RedisError as e:
-            raise QueueError(f"cannot reach the job queue at {_redact(self.url)}: {e}") from None
+            raise QueueError(f"cannot reach the job queue at {self.shown_url}: {e}") from None
 
     def backlog(self) -> int:
         """Messages waiting in the broker (not yet taken by a worker)."""
@@ -114,7 +116,7 @@ class WorkQueue:
         try:
             held = self.held()
         except redis.RedisError as e:
-            raise QueueError(f"cannot reach the job queue at {_redact(self.url)}: {e}") from None
+            raise QueueError(f"cannot reach the job queue at {self.shown_url}: {e}") from None
         lost = 0
         for r in rows:
             if r.delivery not in held:
@@ -162,7 +164,7 @@ class WorkQueue:
         try:
             return self.actor.send(job_id).message_id
         except redis.RedisError as e:
-            raise QueueError(f"cannot send job {job_id} to the job queue at {_redact(self.url)}: {e}") from None
+            raise QueueError(f"cannot send job {job_id} to the job queue at {self.shown_url}: {e}") from None
 
     # ------------------------------------------------------------------ worker side
     def _perform(self, job_id: int) -> None:
