@@ -174,13 +174,14 @@ def _jobs(client) -> list[tuple]:
         return [(j.kind, j.state, j.attempts, j.worker, j.error) for j in s.query(PipelineJob).order_by("id")]
 
 
-def _worker(folder: Path, broker: str, database_url: str) -> subprocess.Popen:
+def _worker(folder: Path, broker: str, database_url: str, name: str) -> subprocess.Popen:
+    """A `bgscribe worker` process, its log in FOLDER/../worker-NAME.log (a file: a pipe nobody reads fills up)."""
     env = {**os.environ, "BGSCRIBE_BROKER_HEARTBEAT_SECONDS": "3", "PYTHONPATH": str(ROOT)}
     env.pop("BGSCRIBE_CONFIG", None)
-    return subprocess.Popen([sys.executable, "-m", "bgscribe", "worker", "--data", str(folder), "--broker", broker,
-                             "--database-url", database_url],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                            start_new_session=True)
+    with open(folder.parent / f"worker-{name}.log", "w") as log:
+        return subprocess.Popen([sys.executable, "-m", "bgscribe", "worker", "--data", str(folder), "--broker",
+                                 broker, "--database-url", database_url],
+                                stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
 
 @needs_ffmpeg
@@ -208,7 +209,7 @@ def _killed_and_replaced(folder, video, header, redis_url, pg_url, expected, exp
     server = _server(folder, video, header["duration"], broker=redis_url, database_url=pg_url)
     a = b = None
     try:
-        a = _worker(folder, redis_url, pg_url)
+        a = _worker(folder, redis_url, pg_url, "a")
         # Worker A takes the segment; once its camera stage is under way, A dies (SIGKILL: no goodbye).
         _wait("worker A to take the segment",
               lambda: any(k == OBSERVE and st == RUNNING and w.endswith(f":{a.pid}") for k, st, _, w, _ in
@@ -216,7 +217,7 @@ def _killed_and_replaced(folder, video, header, redis_url, pg_url, expected, exp
         time.sleep(3)
         os.kill(a.pid, signal.SIGKILL)
         a.wait(10)
-        b = _worker(folder, redis_url, pg_url)
+        b = _worker(folder, redis_url, pg_url, "b")
         got = _wait("the transcript from worker B", lambda: _transcript(server), 400)
         jobs = _jobs(server)
         b.send_signal(signal.SIGTERM)  # stops cleanly when idle
@@ -229,7 +230,8 @@ def _killed_and_replaced(folder, video, header, redis_url, pg_url, expected, exp
     observe = [j for j in jobs if j[0] == OBSERVE]
     assert len(observe) == 1, jobs  # no duplicate rows
     kind, state, attempts, worker, error = observe[0]
-    assert (state, attempts) == (DONE, 2) and worker.endswith(f":{b.pid}"), (jobs, b.stdout.read()[-3000:])
+    assert (state, attempts) == (DONE, 2) and worker.endswith(f":{b.pid}"), (
+        jobs, (folder.parent / "worker-b.log").read_text()[-3000:])
     assert [j[1] for j in jobs if j[0] == TRANSCRIBE] == [DONE]
     assert got["games"] == expected["games"]  # the transcript is the one the uninterrupted pipeline makes
     # B's observations are the one box's, line for line: nothing of what A's child wrote got in
