@@ -46,7 +46,18 @@ from transcriber.observation import FrameObservation
 
 from .board_field import board_field
 from .models import Event, Match, Segment, segment_matches
-from .pipeline_models import ANALYSE, DONE, FAILED, LEARN, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
+from .pipeline_models import (
+    ANALYSE,
+    DONE,
+    FAILED,
+    LEARN,
+    NEXT_FIRST,
+    OBSERVE,
+    QUEUED,
+    RUNNING,
+    TRANSCRIBE,
+    PipelineJob,
+)
 from .review_models import STATUS_NEEDS_REVIEW, Transcript, TranscriptRevision
 from .services import utcnow
 from .storage import FootageNotFound, StoreError
@@ -217,8 +228,8 @@ class Pipeline:
             self.schedule(s)
             if self.queue is not None:
                 return self.queue.dispatch(s) > 0
-            job_id = s.scalar(select(PipelineJob.id).where(PipelineJob.state == QUEUED)
-                              .order_by(PipelineJob.kind != OBSERVE, PipelineJob.id).limit(1))
+            job_id = s.scalar(select(PipelineJob.id).where(PipelineJob.state == QUEUED).order_by(*NEXT_FIRST)
+                              .limit(1))
         if job_id is None:
             return False
         self.execute(job_id)
@@ -344,9 +355,11 @@ class Pipeline:
         for stale in out.parent.glob(f".{out.name}.*.part"):  # what a worker that died mid-job left
             stale.unlink(missing_ok=True)
         tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.part")  # a name per try: no two writers meet
-        if not self.store.exists(seg.storage_key):
-            raise JobError(f"the footage file {seg.storage_key} is missing from the store")
-        with self.store.local_copy(seg.storage_key) as video:  # (a store on another machine: a local copy)
+        with contextlib.ExitStack() as stack:
+            try:  # (a store on another machine: a local copy)
+                video = stack.enter_context(self.store.local_copy(seg.storage_key))
+            except FootageNotFound:
+                raise JobError(f"the footage file {seg.storage_key} is missing from the store") from None
             # the board's checker colours and tray end, learnt from its earlier segments (most never show an
             # opening)
             state = board_state_path(self.data_dir, seg.board.number)

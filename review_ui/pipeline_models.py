@@ -41,3 +41,7 @@ class PipelineJob(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
     started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+# The order queued jobs are taken in: footage first (the transcriptions wait for it), then the oldest.
+NEXT_FIRST = (PipelineJob.kind != OBSERVE, PipelineJob.id)

@@ -30,7 +30,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from .models import Segment
-from .pipeline_models import OBSERVE, QUEUED, RUNNING, PipelineJob
+from .pipeline_models import NEXT_FIRST, OBSERVE, QUEUED, RUNNING, PipelineJob
 
 log = logging.getLogger("bgscribe.queue")
 
@@ -134,7 +134,7 @@ class WorkQueue:
         if time.monotonic() - self.lost_checked >= LOST_CHECK_S:
             self.resend_lost(s)
         jobs = s.scalars(select(PipelineJob).where(PipelineJob.state == QUEUED, PipelineJob.delivery == "")
-                         .order_by(PipelineJob.kind != OBSERVE, PipelineJob.id)).all()
+                         .order_by(*NEXT_FIRST)).all()
         if not jobs:
             return 0
         # boards with an observation out (sent or running): their next segment waits for it

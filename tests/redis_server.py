@@ -15,11 +15,7 @@ from pathlib import Path
 
 import pytest
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.capture.helpers import free_port
 
 
 def redis_binary() -> str:
@@ -38,7 +34,7 @@ def redis_server(folder: Path):
     """A Redis server with its append-only file in `folder` (as a venue runs it: a queue that survives a restart);
     yields its URL."""
     folder.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
                              "--appendonly", "yes", "--save", "", "--protected-mode", "yes"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 from capture.manifest import Manifest, iso, segment_id  # noqa: E402
 from capture.spool import Spool  # noqa: E402
 from capture.uploader import Client, Uploader  # noqa: E402
+from tests.capture.helpers import free_port  # noqa: E402
 from tests.redis_server import redis_server  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -212,9 +213,7 @@ def run(args) -> dict:
     tokens = {n: secrets.token_urlsafe(18) for n in range(1, args.boards + 1)}
     (tmp / "board-tokens").write_text("".join(f"{n}={t}\n" for n, t in tokens.items()))
     db_url = args.database_url or f"sqlite:///{(data / 'bgscribe.db').resolve()}"
-    from bgscribe.demo import free_port
-
-    port = free_port(0)
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "BGSCRIBE_DATABASE_URL": db_url,
            "BGSCRIBE_PIPELINE_POLL_SECONDS": "0.5", "BGSCRIBE_BROKER_HEARTBEAT_SECONDS": "10",

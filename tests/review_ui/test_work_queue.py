@@ -25,7 +25,7 @@ from review_ui.pipeline_models import DONE, FAILED, OBSERVE, QUEUED, RUNNING, TR
 from review_ui.services import create_event, create_match, register_board
 from review_ui.work_queue import QueueError, WorkQueue
 
-from ..capture.helpers import needs_ffmpeg
+from ..capture.helpers import needs_ffmpeg, wait_for
 from ..redis_server import redis_url  # noqa: F401 - a fixture
 from .conftest import ADMIN, TOKEN, auth
 from .test_ingest import BASE
@@ -148,16 +148,6 @@ def _server(folder: Path, video: bytes, seconds: float, broker: str = "", databa
     return client
 
 
-def _wait(what, predicate, seconds: float = 300):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        got = predicate()
-        if got:
-            return got
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _transcript(client):
     """The match's transcript once there is one; an AssertionError as soon as a job has failed for good."""
     from review_ui.review_models import Transcript
@@ -193,7 +183,7 @@ def test_a_worker_killed_mid_job_is_replaced_and_the_transcript_is_the_same(tmp_
     # The record to match: the same footage through the server's own pipeline (one box, SQLite, no queue).
     one_box = _server(tmp_path / "one-box", video, header["duration"])
     try:
-        expected = _wait("the one-box transcript", lambda: _transcript(one_box))
+        expected = wait_for(lambda: _transcript(one_box), 300, "the one-box transcript")
         with one_box.app.state.db.session() as s:
             expected_lines = observations_path(tmp_path / "one-box", s.query(Segment).one()).read_text()
     finally:
@@ -211,14 +201,13 @@ def _killed_and_replaced(folder, video, header, redis_url, pg_url, expected, exp
     try:
         a = _worker(folder, redis_url, pg_url, "a")
         # Worker A takes the segment; once its camera stage is under way, A dies (SIGKILL: no goodbye).
-        _wait("worker A to take the segment",
-              lambda: any(k == OBSERVE and st == RUNNING and w.endswith(f":{a.pid}") for k, st, _, w, _ in
-                          _jobs(server)), 120)
+        wait_for(lambda: any(k == OBSERVE and st == RUNNING and w.endswith(f":{a.pid}")
+                             for k, st, _, w, _ in _jobs(server)), 120, "worker A to take the segment")
         time.sleep(3)
         os.kill(a.pid, signal.SIGKILL)
         a.wait(10)
         b = _worker(folder, redis_url, pg_url, "b")
-        got = _wait("the transcript from worker B", lambda: _transcript(server), 400)
+        got = wait_for(lambda: _transcript(server), 400, "the transcript from worker B")
         jobs = _jobs(server)
         b.send_signal(signal.SIGTERM)  # stops cleanly when idle
         assert b.wait(60) == 0
