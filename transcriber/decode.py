@@ -13,7 +13,7 @@ the ranked alternatives and the footage time to look at.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -75,6 +75,20 @@ class Hyp:
 
     def key(self) -> tuple:
         return (self.pos, self.turn, self.cube, self.owner)
+
+
+@dataclass
+class GameState:
+    """A game being decoded: the beam after the rolls stepped so far (the live decoder keeps it between
+    calls and steps on as footage comes)."""
+
+    beam: list[Hyp]
+    k: int = 0  # rolls stepped
+    done: bool = False  # the best history has finished the game
+
+    @classmethod
+    def new(cls) -> GameState:
+        return cls([Hyp(0.0, Position.opening(), None)])
 
 
 @dataclass
@@ -199,8 +213,11 @@ def cut_segments(ss: list[Settle]) -> list[Segment]:
             orders = [roll.order_of(t.dice) for t in reads]
             values = [sum(t.dice.values[o[k]] * t.reads for t, o in zip(reads, orders)) / n
                       for k in range(len(roll.values))]
-            seg.roll.dice = DiceRead(values, roll.xs, sum(t.dice.cocked * t.reads for t in reads) / n,
-                                     sum(t.dice.on_checker * t.reads for t in reads) / n, roll.ys)
+            # (into a copy: the live decoder cuts the same settles again as more arrive)
+            seg.settles[0] = replace(seg.roll, dice=DiceRead(values, roll.xs,
+                                                             sum(t.dice.cocked * t.reads for t in reads) / n,
+                                                             sum(t.dice.on_checker * t.reads for t in reads) / n,
+                                                             roll.ys))
     return segs
 
 
@@ -211,42 +228,61 @@ class Decoder:
         self.profile = profile or RulesProfile(length=length)
         self.p0_light = p0_light
         self.crawford = False  # the game being decoded is the Crawford game
+        self._crawford_done = False
         self.flags: list[dict] = []
         self._memo: dict = {}
+        self._looks: dict = {}
 
     def decode(self, observations) -> DecodeResult:
         ss = settles(list(observations))
         if not ss:
             raise ValueError("no quiet frame was read: nothing to decode (is the board in view?)")
-        seating, margin = infer_seating(ss[0], self.p0_light)
+        self.begin(ss[0])
+        for s in ss:
+            self.own_trays(s)
+        segs = cut_segments(ss)
+        record = MatchRecord(players=self.players, length=self.length, profile=self.profile)
+        games = self._split_games(segs)
+        score = [0, 0]
+        for number, game_segs in enumerate(games, start=1):
+            game = self.new_game(number, score)
+            self._decode_game(game, game_segs)
+            record.games.append(game)
+            score = self.score_after(game, score)
+        return DecodeResult(record, self.seating, self.flags, len(ss), len(segs))
+
+    def begin(self, first: Settle) -> None:
+        """Which way the colours play, from the first settled board (the opening position)."""
+        seating, margin = infer_seating(first, self.p0_light)
         self.seating = seating
-        for player in (0, 1):
-            tray = TRAY_BOTTOM if seating.bottom(player) else TRAY_TOP
-            for s in ss:
-                s.own_tray(tray, LIGHT if seating.light(player) else DARK)
         self.scorer = Scorer(seating)
         self.opening_counts = slot_counts(Position.opening(), seating)
         self.openings = self._opening_plays()
-        segs = cut_segments(ss)
-        record = MatchRecord(players=self.players, length=self.length, profile=self.profile)
+        self._crawford_done = False
         if margin < 5:
-            self._flag(0, 0, ss[0].t0, "seating", f"the opening position barely tells the direction of play "
+            self._flag(0, 0, first.t0, "seating", f"the opening position barely tells the direction of play "
                        f"({margin:.1f} nats)")
-        games = self._split_games(segs)
-        score = [0, 0]
-        crawford_done = False
-        for number, game_segs in enumerate(games, start=1):
-            game = Game(number=number, score=(score[0], score[1]))
-            # the Crawford game: no cube, whatever the camera makes of it (the cube is often set aside)
-            self.crawford = bool(self.length and self.profile.crawford and not crawford_done
-                                 and max(score) == self.length - 1)
-            crawford_done = crawford_done or self.crawford
-            self._decode_game(game, game_segs)
-            record.games.append(game)
-            if game.winner is not None:
-                score[game.winner] = min(self.length, score[game.winner] + (game.points or 0)) if self.length \
-                    else score[game.winner] + (game.points or 0)
-        return DecodeResult(record, seating, self.flags, len(ss), len(segs))
+
+    def own_trays(self, s: Settle) -> None:
+        """Each tray holds one colour: its player's (once per settle, when it has all its reads)."""
+        for player in (0, 1):
+            s.own_tray(TRAY_BOTTOM if self.seating.bottom(player) else TRAY_TOP,
+                       LIGHT if self.seating.light(player) else DARK)
+
+    def new_game(self, number: int, score: list[int]) -> Game:
+        game = Game(number=number, score=(score[0], score[1]))
+        # the Crawford game: no cube, whatever the camera makes of it (the cube is often set aside)
+        self.crawford = bool(self.length and self.profile.crawford and not self._crawford_done
+                             and max(score) == self.length - 1)
+        self._crawford_done = self._crawford_done or self.crawford
+        return game
+
+    def score_after(self, game: Game, score: list[int]) -> list[int]:
+        score = list(score)
+        if game.winner is not None:
+            score[game.winner] = min(self.length, score[game.winner] + (game.points or 0)) if self.length \
+                else score[game.winner] + (game.points or 0)
+        return score
 
     # ------------------------------------------------------------------ games
 
@@ -257,16 +293,13 @@ class Decoder:
         games: list[list[Segment]] = [[]]
         played = deep = False
         for seg in segs:
-            first = seg.settles[0]
-            looks_opening = first.loglik(self.opening_counts) > first.best_loglik() - 6.0
-            after_opening = not looks_opening and self._after_opening(first)
+            looks_opening, after_opening = self._opening_looks(seg.settles[0])
             if seg.roll.dice is not None and ((looks_opening and played) or (after_opening and deep)):
                 games.append([])
                 played = deep = False
             if seg.roll.dice is not None:
                 # (a game of one play, doubled and dropped: its opening segment shows the play afterwards)
-                moved = any(t.reads >= 2 and t.loglik(self.opening_counts) < t.best_loglik() - 6.0
-                            for t in seg.settles[1:])
+                moved = any(t.reads >= 2 and not self._opening_looks(t)[0] for t in seg.settles[1:])
                 played = played or not looks_opening or not _opening_dice(seg.roll) or moved
                 deep = deep or not (looks_opening or after_opening)
             games[-1].append(seg)
@@ -279,6 +312,17 @@ class Decoder:
                 end += len(seg.settles)
                 seg.next_settles = flat[end:end + NEXT_SETTLES]
         return games
+
+    def _opening_looks(self, settle: Settle) -> tuple[bool, bool]:
+        """Does the settle show the opening position; else one opening play from it (`_after_opening`)?
+        (Kept per settle, by its span and reads: the live decoder asks again at every call.)"""
+        key = (settle.t0, settle.t1, settle.reads)
+        if key not in self._looks:
+            if len(self._looks) > 4096:
+                self._looks.clear()
+            looks = settle.loglik(self.opening_counts) > settle.best_loglik() - 6.0
+            self._looks[key] = (looks, not looks and self._after_opening(settle))
+        return self._looks[key]
 
     def _opening_plays(self) -> tuple[list, np.ndarray]:
         """Every opening (player, roll, play) and the board counts each leaves."""
@@ -316,14 +360,33 @@ class Decoder:
         return out
 
     def _decode_game(self, game: Game, segs: list[Segment]) -> None:
-        beam = [Hyp(0.0, Position.opening(), None)]
+        gs = GameState.new()
+        self.advance(gs, self.rolls(segs), final=True)
+        self.finish_game(game, gs, segs)
+
+    def finish_game(self, game: Game, gs: GameState, segs: list[Segment]) -> None:
+        """The best history's actions become the game's, and its result is judged."""
+        best = gs.beam[0]
+        for action, prov in best.actions:
+            action.prov = prov
+            game.actions.append(action)
+        self._finish(game, best, segs)
+
+    def rolls(self, segs: list[Segment]) -> list[Segment]:
+        """A game's segments that start with a throw that counts. (Set-up settles before the opening roll
+        are skipped; so are rolls that do not count: rerolled.)"""
         rolls = [seg for seg in segs if seg.roll.dice is not None and len(seg.roll.dice.values) >= 1
                  and not self._rethrown(seg)]
-        # (set-up settles before the opening roll are skipped; so are rolls that do not count: rerolled)
         for prev, seg in zip([None, *rolls], rolls):
             seg.after_gap = any(t.gap_before > GAP_S for t in seg.settles[:1] + (prev.settles[1:] if prev else []))
-        k = 0
-        while k < len(rolls):
+        return rolls
+
+    def advance(self, gs: GameState, rolls: list[Segment], final: bool) -> None:
+        """Step the game's beam over its rolls from `gs.k` on. A roll is decided with the one after it in view
+        (two plays between reads are decided together): unless the game's footage is `final`, the last roll
+        waits for the next."""
+        beam, k = gs.beam, gs.k
+        while k < len(rolls) and not gs.done and (final or k + 1 < len(rolls)):
             seg = rolls[k]
             if beam[0].turn is None and (self._opening_tie(seg) or self._still_opening(seg)):
                 # both players threw the same number and throw again; or a die lying about while the board
@@ -355,13 +418,8 @@ class Decoder:
             else:
                 beam = self._step(beam, seg)
                 k += 1
-            if any(finished(h.pos, p) for h in beam[:1] for p in (0, 1)):
-                break
-        best = beam[0]
-        for action, prov in best.actions:
-            action.prov = prov
-            game.actions.append(action)
-        self._finish(game, best, segs)
+            gs.done = any(finished(h.pos, p) for h in beam[:1] for p in (0, 1))
+        gs.beam, gs.k = beam, k
 
     def _step(self, beam: list[Hyp], seg: Segment) -> list[Hyp]:
         opening = beam[0].turn is None

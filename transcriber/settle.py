@@ -136,13 +136,19 @@ FIXTURE_S = 90.0
 FIXTURE_THROWS = 8  # places of dice read beside it (30 mm cells): a throw's partner die is one or two
 
 
-def fixtures(observations: list[FrameObservation]) -> list[tuple[float, float]]:
+class FixtureFinder:
     """Places where a "die" is read beside the dice of many throws (FIXTURE_THROWS), for longer than any
-    throw lies (FIXTURE_S): not a die, something on the board that looks like one."""
-    spots: list[list] = []  # x, y, first t, last t, the places of the dice read beside it
-    grid: dict[tuple[int, int], list[int]] = {}  # FIXTURE_MM cells -> the spots first read there (a match reads
-    # thousands of places: looking only in the neighbouring cells keeps this linear)
-    for o in observations:
+    throw lies (FIXTURE_S): not a die, something on the board that looks like one. Observations are added
+    one by one (the live path knows only those seen so far)."""
+
+    def __init__(self):
+        self.spots: list[list] = []  # x, y, first t, last t, the places of the dice read beside it
+        # FIXTURE_MM cells -> the spots first read there (a match reads thousands of places: looking only in
+        # the neighbouring cells keeps this linear)
+        self.grid: dict[tuple[int, int], list[int]] = {}
+
+    def add(self, o: FrameObservation) -> None:
+        spots, grid = self.spots, self.grid
         for d in o.dice:
             gx, gy = int(d.xy[0] // FIXTURE_MM), int(d.xy[1] // FIXTURE_MM)
             near = [k for cx in (gx - 1, gx, gx + 1) for cy in (gy - 1, gy, gy + 1) for k in grid.get((cx, cy), ())
@@ -155,33 +161,52 @@ def fixtures(observations: list[FrameObservation]) -> list[tuple[float, float]]:
                 spots.append(spot)
             spot[3] = o.t
             spot[4].update((round(e.xy[0] / 30), round(e.xy[1] / 30)) for e in o.dice if e is not d)
-    return [(x, y) for x, y, t0, t1, beside in spots if t1 - t0 > FIXTURE_S and len(beside) >= FIXTURE_THROWS]
+
+    def found(self) -> list[tuple[float, float]]:
+        return [(x, y) for x, y, t0, t1, beside in self.spots if t1 - t0 > FIXTURE_S and len(beside) >= FIXTURE_THROWS]
 
 
-def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Settle]:
-    """Full reads with nothing moving between them are one settled state."""
-    fixed = fixtures(observations)
-    out: list[Settle] = []
-    last_t: float | None = None
-    moved = True  # something moved since the last read
-    gap = 0.0  # the longest stretch without any observation since the last settle began
-    for obs in observations:
-        step = 0.0 if last_t is None else obs.t - last_t
-        last_t = obs.t
-        gap = max(gap, step)
-        if step > gap_s:
-            moved = True
+def fixtures(observations: list[FrameObservation]) -> list[tuple[float, float]]:
+    """The fixtures (`FixtureFinder`) of a whole stream."""
+    finder = FixtureFinder()
+    for o in observations:
+        finder.add(o)
+    return finder.found()
+
+
+class SettleBuilder:
+    """Full reads with nothing moving between them are one settled state. Observations are added one by
+    one; the last settle may still take more reads (`open`) until something moves."""
+
+    def __init__(self, gap_s: float = 4.0):
+        self.gap_s = gap_s
+        self.out: list[Settle] = []
+        self.last_t: float | None = None
+        self.moved = True  # something moved since the last read
+        self.gap = 0.0  # the longest stretch without any observation since the last settle began
+
+    @property
+    def open(self) -> bool:
+        """The last settle may still grow: nothing has moved since its last read."""
+        return bool(self.out) and not self.moved
+
+    def add(self, obs: FrameObservation, fixed: list[tuple[float, float]] = ()) -> None:
+        step = 0.0 if self.last_t is None else obs.t - self.last_t
+        self.last_t = obs.t
+        self.gap = max(self.gap, step)
+        if step > self.gap_s:
+            self.moved = True
         if obs.slots is None:
             if obs.status not in ("quiet",):
-                moved = True
-            continue
+                self.moved = True
+            return
         probs = np.array([(r.light, r.dark) for r in obs.slots])  # (27, 2, 16)
         logp = np.maximum(np.log(np.maximum(probs, 1e-12)), LOG_FLOOR)
         dice = _dice_of(obs, fixed)
         cube_v = obs.cube.values if obs.cube is not None else None
         cube_p = dict(obs.cube.place) if obs.cube is not None else {}
-        prev = out[-1] if out else None
-        if prev is not None and not moved:
+        prev = self.out[-1] if self.out else None
+        if prev is not None and not self.moved:
             n = prev.reads
             prev.logp = (prev.logp * n + logp) / (n + 1)
             prev.reads = n + 1
@@ -198,11 +223,19 @@ def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Se
                 prev.cube_value = (prev.cube_value * n + cube_v) / (n + 1)
                 prev.cube_place = {k: (prev.cube_place.get(k, 0.0) * n + cube_p.get(k, 0.0)) / (n + 1)
                                    for k in prev.cube_place.keys() | cube_p.keys()}
-            continue
-        moved = False
-        out.append(Settle(obs.t, obs.t, logp, 1, dice, cube_v, cube_p, gap_before=gap))
-        gap = 0.0
-    return out
+            return
+        self.moved = False
+        self.out.append(Settle(obs.t, obs.t, logp, 1, dice, cube_v, cube_p, gap_before=self.gap))
+        self.gap = 0.0
 
 
-__all__ = ["CUBE_PLACES", "DiceRead", "Settle", "settles"]
+def settles(observations: list[FrameObservation], gap_s: float = 4.0) -> list[Settle]:
+    """The settled states of a whole stream (`SettleBuilder`), its fixtures known from the start."""
+    fixed = fixtures(observations)
+    builder = SettleBuilder(gap_s)
+    for obs in observations:
+        builder.add(obs, fixed)
+    return builder.out
+
+
+__all__ = ["CUBE_PLACES", "DiceRead", "FixtureFinder", "Settle", "SettleBuilder", "settles"]
