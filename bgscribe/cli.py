@@ -304,6 +304,9 @@ def add_footage_commands(sub) -> None:
     p.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
                    help="at shutdown, keep uploading the spool this long (default: %(default)s)")
     p.add_argument("--loop", action="store_true", help="replay a video file forever (demo)")
+    p.add_argument("--live-fps", type=float, default=5.0, metavar="FPS",
+                   help="with --server: observe this many frames a second on this machine and post them to the "
+                        "server for the live boards (stream overlay, hall); 0 turns it off (default: %(default)s)")
     p.add_argument("--replay-speed", type=float, default=1.0, metavar="X",
                    help="replay a video file at X times real time (0: as fast as possible); timestamps keep "
                         "the footage's own times (default 1)")

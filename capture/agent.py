@@ -51,6 +51,7 @@ class AgentConfig:
     drain_seconds: float = 10.0  # at shutdown, how long to keep uploading the spool
     loop: bool = False
     replay_speed: float = 1.0  # for a file source: 0 = as fast as the encoder goes (demo, tests)
+    live_fps: float = 0.0  # observe this many frames a second here and post them for the live boards; 0: off
 
     def __post_init__(self):
         if (self.store is None) == (self.server is None):
@@ -69,6 +70,8 @@ class AgentConfig:
             raise ValueError("segment length and fps must be positive")
         if self.min_free_mb >= self.warn_free_mb:
             self.warn_free_mb = self.min_free_mb * 2
+        if self.live_fps < 0 or (self.live_fps > 0 and not self.server):
+            raise ValueError("--live-fps needs a --server to post to (and cannot be negative)")
 
 
 class Agent:
@@ -102,6 +105,8 @@ class Agent:
         self.checking = threading.Event()  # a grade is being computed
         self.error = ""
         self._dropped_at_open = 0
+        self.live = None  # the live observer (capture/live_observer.py), with --server and --live-fps
+        self.cut = threading.Event()  # the server said the match is over: close the segment now
 
     # ---------------------------------------------------------------- life cycle
     def install_signal_handlers(self) -> None:
@@ -131,6 +136,12 @@ class Agent:
                                      retry_max=cfg.upload_retry_max)
             self.uploader.start()
             threading.Thread(target=self._heartbeat_loop, name="heartbeat", daemon=True).start()
+            if cfg.live_fps > 0:
+                from .live_observer import LiveObserver
+
+                self.live = LiveObserver(Client(cfg.server, cfg.token or "", cfg.board, **tls), cfg.live_fps,
+                                         on_cut=self.cut.set)
+                self.live.start()
         else:
             self._deliver_local()
         enc = cfg.encoder
@@ -147,6 +158,8 @@ class Agent:
             status = self._loop()
         finally:
             self.reader.stop()
+            if self.live is not None:
+                self.live.stop()
             self._close_segment("stop")
             if self.uploader:
                 if self.spool.pending() and cfg.drain_seconds > 0:
@@ -212,6 +225,12 @@ class Agent:
                 continue
             if self.writer is not None and wall - self.writer.start >= cfg.segment_seconds:
                 self._close_segment("length")
+            elif self.writer is not None and self.cut.is_set():
+                # the match is over (the live boards saw its last play): its transcript need not wait for the
+                # rest of a minute's segment
+                log.info("match over: closing the segment now")
+                self._close_segment("match_over")
+            self.cut.clear()
             if self.writer is None:
                 self._open_segment(frame, wall)
             elif self.last_wall is not None and wall - self.last_wall > max(3 * interval, 0.5):
@@ -235,6 +254,11 @@ class Agent:
                     log.debug("no preview: %s", e)
             if self.client is not None and self.cfg.camera_check_seconds > 0:
                 self._maybe_check_camera(frame, wall)
+            if self.live is not None and self.live.due(wall):
+                try:  # (converted here: PyAV work on frames stays in this thread)
+                    self.live.offer(wall, frame.to_ndarray(format="bgr24"))
+                except Exception as e:  # noqa: BLE001 - the live view is extra, never worth a frame
+                    log.debug("no live frame: %s", e)
             self.state = "recording"
         return EXIT_OK
 
@@ -392,6 +416,8 @@ class Agent:
             "reconnects": self.reader.reconnects if self.reader else 0, "error": self.error,
             "upload_error": self.uploader.last_error if self.uploader and self.uploader.server_ok is False else "",
             "sent_at": iso(now), "camera_check": self.camera_check,
+            "live": None if self.live is None else {"observed": self.live.observed, "dropped": self.live.dropped,
+                                                    "posted": self.live.posted, "error": self.live.last_error},
         }
 
     def _send_heartbeat(self) -> None:

@@ -114,6 +114,25 @@ class Client:
         except httpx.HTTPError as e:
             raise UploadError(f"server unreachable: {e}") from e
 
+    def live(self, body: bytes) -> dict:
+        """Post live observations (JSON Lines); the server's answer (`cut_segment`: the match is over)."""
+        import httpx
+
+        try:
+            return self._check(self.http.post(f"{self.base}/live", content=body,
+                                              headers={"Content-Type": "application/x-ndjson"}), "live")
+        except httpx.HTTPError as e:
+            raise UploadError(f"server unreachable: {e}") from e
+
+    def board_setup(self) -> dict:
+        """The board's confirmed field and learnt state, for the live observer."""
+        import httpx
+
+        try:
+            return self._check(self.http.get(f"{self.base}/board"), "board")
+        except httpx.HTTPError as e:
+            raise UploadError(f"server unreachable: {e}") from e
+
 
 class Uploader(threading.Thread):
     """Drains the spool in the background; retries with backoff while the server is down."""

@@ -68,6 +68,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.error("refusing to start: %s", e)
             raise
         app.state.db = Database(settings.db_url)
+        from .live_feed import LiveHub
+
+        app.state.live = LiveHub(app.state.db)
+        app.state.live.loop = asyncio.get_running_loop()
         app.state.pipeline = None
         if settings.pipeline:
             from .pipeline import Pipeline

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -62,6 +63,10 @@ class Event(Base):
     bye_ranking_points: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # The season the event counts towards (review_ui/season.py: Amberg's season table), e.g. "Amberg 2026".
     season: Mapped[str | None] = mapped_column(String(100), nullable=True, index=True)
+    # Live viewing of its boards (review_ui/live_feed.py): off unless the director opens it to everyone, or hands
+    # out the read-only viewer token (its hash here) for the stream's overlay and the hall's screens.
+    live_public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    live_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
     boards: Mapped[list[Board]] = relationship(back_populates="event")
 

@@ -15,9 +15,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 def add_review(app: FastAPI) -> None:
     from urllib.parse import quote
 
-    from . import accounts_pages, desk_pages, field_pages, pages, setup_pages
+    from . import accounts_pages, desk_pages, field_pages, live_pages, pages, setup_pages
     from .api import desk as desk_api
-    from .api import footage, live, review
+    from .api import footage, live, live_view, review
     from .api import setup as setup_api
     from .auth import LoginRequired
 
@@ -26,11 +26,13 @@ def add_review(app: FastAPI) -> None:
     app.include_router(desk_api.router)
     app.include_router(footage.router)
     app.include_router(live.router)
+    app.include_router(live_view.router)
     app.include_router(pages.router)
     app.include_router(setup_pages.router)
     app.include_router(desk_pages.router)
     app.include_router(field_pages.router)
     app.include_router(accounts_pages.router)
+    app.include_router(live_pages.router)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
 
     @app.exception_handler(LoginRequired)
@@ -66,9 +68,11 @@ def add_review(app: FastAPI) -> None:
         resp.headers.setdefault("X-Content-Type-Options", "nosniff")
         resp.headers.setdefault("Referrer-Policy", "same-origin")
         resp.headers.setdefault("Content-Security-Policy", CSP)
-        if not request.url.path.startswith("/static/") and request.url.path != "/favicon.ico":
+        if not request.url.path.startswith("/static/") and request.url.path != "/favicon.ico" \
+                and not (request.url.path.startswith("/api/v1/live/boards/")
+                         and resp.headers.get("cache-control") == live_view.PUBLIC_CACHE):
             # Pages, frames, clips and API answers hold personal data: no copy in any cache (purged footage
-            # must not linger in a browser's).
+            # must not linger in a browser's). The one exception: the state of a board the director made public.
             resp.headers["Cache-Control"] = "no-store"
         if request.url.scheme == "https":
             resp.headers.setdefault("Strict-Transport-Security", "max-age=31536000")

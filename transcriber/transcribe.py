@@ -36,13 +36,18 @@ def load_observations(path: Path, progress: bool = True) -> list[FrameObservatio
         return load_observations(obs_path)
 
 
+def match_rules(profile: str, length: int) -> RulesProfile:
+    """An event's rules profile (a key of `PROFILES`; unknown: BMAB's) for a match of this length."""
+    base = PROFILES.get(profile, PROFILES["bmab"])
+    return RulesProfile(name=base.name, length=length, crawford=base.crawford,
+                        dice_on_checker_valid=base.dice_on_checker_valid)
+
+
 def decode_match(observations: list[FrameObservation], players: tuple[str, str], length: int, profile: str,
                  first_light: bool = True, source: str = "") -> tuple[MatchRecord, dict]:
     """Decode observations into a match record and its report (every flag, every action's provenance).
     Rules problems found by replaying the record become flags too; `report["mat_written"]` is left False."""
-    base = PROFILES.get(profile, PROFILES["bmab"])
-    rules = RulesProfile(name=base.name, length=length, crawford=base.crawford,
-                         dice_on_checker_valid=base.dice_on_checker_valid)
+    rules = match_rules(profile, length)
     result = decode(observations, players=players, length=length, profile=rules, p0_light=first_light)
     record = result.record
     record.meta.update({"Event": "", "Transcriber": "bgscribe"})

@@ -230,18 +230,15 @@ def board_of_state(path: str) -> tuple:
 
 
 def _field_of_video(video: str, text: str) -> tuple[tuple, tuple]:
-    """--field's corners (any order round the field) in the order the observer takes them (TL, TR, BR, BL
-    with the bar running top to bottom), which way round judged on the video's first picture, and the
-    field's shape measured there (the bar's share of its width, a point's of its height)."""
+    """--field's corners placed on the video's first picture (`observe.field_on_picture`)."""
     from .decoding import video_frames
-    from .fieldfind import given_field, turned_corners
+    from .observe import field_on_picture
     from .still import parse_field
 
     corners = parse_field(text)
     for _, _, frame in video_frames(video, 1, False):
         if frame is not None:
-            fit = given_field(frame.bgr, corners)
-            return tuple(map(tuple, turned_corners(fit).tolist())), (fit.bar_frac, fit.point_len)
+            return field_on_picture(frame.bgr, corners)
     raise ValueError(f"{video}: no picture to place --field on")
 
 

@@ -65,6 +65,16 @@ def field_of_state(state: dict) -> tuple[np.ndarray | None, np.ndarray | None, t
     return corners, now, (tuple(profile) if profile is not None else None)
 
 
+def field_on_picture(bgr: np.ndarray, corners) -> tuple[tuple, tuple]:
+    """A field's corners given by hand (any order round it) placed on a picture of the board: in the order the
+    observer takes them (TL, TR, BR, BL with the bar running top to bottom), which way round judged by the points'
+    edges, and the field's shape measured there (the bar's share of its width, a point's of its height)."""
+    from .fieldfind import given_field, turned_corners
+
+    fit = given_field(bgr, np.asarray(corners, np.float64))
+    return tuple(map(tuple, turned_corners(fit).tolist())), (fit.bar_frac, fit.point_len)
+
+
 def _profile_geometry(profile) -> BoardGeometry | None:
     """(bar share, point share) of a board's field -> its geometry; None without one."""
     if profile is None:

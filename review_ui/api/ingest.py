@@ -289,3 +289,34 @@ async def heartbeat(board: int, b: BoardDep, session: SessionDep, request: Reque
         b.camera_check, b.camera_checked_at = text, now
     session.commit()
     return {"ok": True}
+
+
+@router.post("/live")
+async def live(board: int, b: BoardDep, request: Request):
+    """The agent's live observations (JSON Lines of `FrameObservation`, times in seconds since the epoch), sent
+    every half second as it records: decoded at once for the live boards (review_ui/live_feed.py). The segments
+    stay the record. {"accepted", "version", "cut_segment"}: with cut_segment the match is over, and the agent
+    closes its segment now rather than at its full length, so the transcript need not wait for it."""
+    from ..live_feed import LiveInputError, parse_observations
+
+    try:
+        observations = parse_observations(await request.body())
+    except LiveInputError as e:
+        raise HTTPException(422, f"bad observations: {e}") from None
+    return await run_in_threadpool(request.app.state.live.board(b.number).observe, observations, b.id)
+
+
+@router.get("/board")
+def board_setup(board: int, b: BoardDep, request: Request):
+    """What the agent's live observer needs of its board: the field's corners the staff confirmed (shares of the
+    picture; null when none) and what earlier footage taught of the board (`observe --board-state`; null)."""
+    from ..board_field import board_field
+    from ..pipeline import board_state_path
+
+    field = board_field(b)
+    path = board_state_path(request.app.state.settings.data_dir, b.number)
+    try:
+        state = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, ValueError):
+        state = None  # (damaged: the observer learns afresh, as `observe` does)
+    return {"board": b.number, "field": field.corners if field else None, "state": state}

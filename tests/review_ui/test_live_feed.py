@@ -1,0 +1,184 @@
+"""Live boards through the real server (uvicorn on 127.0.0.1): an agent's live observations in (the board's token),
+the board's state out as JSON and as Server-Sent Events, who may look (public, viewer token, staff), bad input,
+and the match's end telling the agent to close its segment."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import timedelta
+
+import httpx
+import pytest
+
+from review_ui.models import Board, Event
+from review_ui.services import create_match, utcnow
+from transcriber.decode import decode
+from transcriber.generate import GenOptions, random_match
+from transcriber.ids import parse_xgid
+from transcriber.replay import replay_match
+from vision.synth.observe_sim import observations_from_truth
+
+from ..transcriber.streams import render_clean
+from .conftest import TOKEN, auth
+from .live_server import LiveServer
+from .review_helpers import add_users, login
+
+
+@pytest.fixture(scope="module")
+def one_game(tmp_path_factory):
+    """A generated game without cube or resignation (it ends by bearing off), rendered clean and small; its
+    observations, and the batch decoder's record of them."""
+    rec = random_match(4, players=("Ann", "Bob"), opts=GenOptions(length=1, double_rate=0.0, resign_rate=0.0))
+    rec.games = rec.games[:1]
+    truth = render_clean(tmp_path_factory, rec, "live", seed=2)
+    obs = observations_from_truth(truth)
+    from vision.synth.truth import read_truth
+
+    light_first = next(read_truth(truth))["rig"]["seating"]["p0_light"]
+    players = ("Ann", "Bob") if light_first else ("Bob", "Ann")
+    return obs, players, decode(obs, players=players, length=1).record
+
+
+@pytest.fixture
+def server(settings):
+    with LiveServer(settings) as srv:
+        with srv.state.db.session() as s:
+            from review_ui.services import create_event, register_board
+
+            ev = create_event(s, "EPC Leg 3")
+            register_board(s, 7, TOKEN, ev)
+            s.commit()
+        add_users(srv.state)
+        yield srv
+
+
+def _match(srv, players, length=1, public=True) -> int:
+    with srv.state.db.session() as s:
+        ev = s.query(Event).first()
+        ev.match_length, ev.live_public = length, public
+        b = s.query(Board).filter_by(number=7).one()
+        m = create_match(s, ev, b, utcnow() - timedelta(seconds=5), *players)
+        s.commit()
+        return m.id
+
+
+def _lines(obs, t0: float) -> bytes:
+    """Observations as the agent posts them: stamped in seconds since the epoch."""
+    out = []
+    for o in obs:
+        d = json.loads(o.to_json())
+        d["t"] = round(t0 + o.t, 3)
+        out.append(json.dumps(d))
+    return ("\n".join(out) + "\n").encode()
+
+
+def post(c: httpx.Client, body: bytes, token: str = TOKEN) -> httpx.Response:
+    return c.post("/api/v1/ingest/boards/7/live", content=body, headers=auth(token))
+
+
+def test_the_live_state_follows_the_board_to_the_end_of_the_match(server, one_game):
+    obs, players, record = one_game
+    match_id = _match(server, players)
+    t0 = time.time() - obs[-1].t - 1
+    final = replay_match(record).games[0]
+    cuts, xgids = 0, set()
+    with server.client() as c:
+        for k in range(0, len(obs), 10):
+            r = post(c, _lines(obs[k:k + 10], t0))
+            assert r.status_code == 200, r.text
+            assert r.json()["accepted"] == len(obs[k:k + 10])
+            cuts += r.json()["cut_segment"]
+            st = c.get("/api/v1/live/boards/7/state").json()
+            if st["position"]:
+                xgids.add(st["position"]["xgid"])
+        assert post(c, _lines(obs[-10:], t0)).json()["accepted"] == 0  # a post sent again is taken once
+        r = c.get("/api/v1/live/boards/7/state")
+    assert r.status_code == 200 and r.headers["cache-control"] == "public, max-age=1"
+    st = r.json()
+    assert st["match"] == {"id": match_id, "event_id": 1, "round": None, "length": 1, "players": list(players)}
+    assert st["phase"] == "game_over" and st["match_over"] and st["live"]
+    assert st["position"]["checkers"] == [list(final.final.sides[0]), list(final.final.sides[1])]
+    assert parse_xgid(st["position"]["xgid"]).position == final.final
+    assert st["pips"] == [final.final.pips(0), final.final.pips(1)]
+    plays = [a for a in record.games[0].actions]
+    assert [(a["player"], a["play"]) for a in st["actions"]] == [(a.player, a.play or "Cannot Move") for a in plays]
+    assert st["last_play"]["play"] == (plays[-1].play or "Cannot Move")
+    assert st["svg"].startswith("<svg") and "Ann" not in st["svg"].split(">")[0]
+    assert cuts == 1  # the agent is told once to close its segment: the match is over
+    assert len(xgids) > len(plays) // 2  # the position changed as the game went on
+
+
+def test_the_feed_sends_each_new_state_as_an_event(server, one_game):
+    obs, players, _ = one_game
+    _match(server, players)
+    t0 = time.time() - obs[-1].t - 1
+    with server.client() as c, httpx.Client(base_url=server.url, timeout=20) as viewer:
+        with viewer.stream("GET", "/api/v1/live/boards/7/feed") as feed:
+            assert feed.headers["content-type"].startswith("text/event-stream")
+            events = _events(feed)
+            first = next(events)
+            assert first["event"] == "state" and json.loads(first["data"])["phase"] == "waiting"
+            post(c, _lines(obs[:200], t0))
+            got = next(events)
+            state = json.loads(got["data"])
+            assert int(got["id"]) == state["version"] > json.loads(first["data"])["version"]
+            assert state["match"]["players"] == list(players)
+            hall = c.get("/api/v1/live/hall").json()
+            assert [b["board"] for b in hall["boards"]] == [7]
+
+
+def _events(resp):
+    ev: dict = {}
+    for line in resp.iter_lines():
+        if line.startswith(":"):
+            continue
+        if not line:
+            if ev:
+                yield ev
+            ev = {}
+            continue
+        key, _, value = line.partition(": ")
+        ev[key] = value
+
+
+def test_who_may_look(server, one_game):
+    obs, players, _ = one_game
+    event_id = 1
+    _match(server, players, public=False)
+    with server.client() as c:
+        assert c.get("/api/v1/live/boards/7/state").status_code == 404  # off by default
+        assert c.get("/api/v1/live/boards/7/state?token=guess").status_code == 404
+        assert c.get("/live/boards/7/overlay").status_code == 404
+        assert c.get("/api/v1/live/hall").json() == {"boards": []}
+        assert c.get("/api/v1/live/boards/99/state").status_code == 404
+        with server.client() as ann:  # staff may switch nothing, but may look
+            h = login(ann, "ann")
+            assert ann.put(f"/api/v1/events/{event_id}/live", json={"public": True}, headers=h).status_code == 403
+            r = ann.get("/api/v1/live/boards/7/state")
+            assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+        with server.client() as dora:
+            h = login(dora, "dora")
+            token = dora.post(f"/api/v1/events/{event_id}/live/token", headers=h).json()["token"]
+            assert c.get(f"/api/v1/live/boards/7/state?token={token}").status_code == 200
+            page = c.get(f"/live/boards/7/overlay?token={token}")
+            assert page.status_code == 200 and f"feed?token={token}" in page.text
+            assert c.get(f"/live/hall?token={token}").status_code == 200
+            dora.post(f"/api/v1/events/{event_id}/live/token", headers=h)  # rotated: the old one stops working
+            assert c.get(f"/api/v1/live/boards/7/state?token={token}").status_code == 404
+            assert dora.put(f"/api/v1/events/{event_id}/live", json={"public": True}, headers=h).json()["public"]
+            assert c.get("/api/v1/live/boards/7/state").status_code == 200
+
+
+def test_bad_observations_are_refused_and_change_nothing(server, one_game):
+    obs, players, _ = one_game
+    _match(server, players)
+    t0 = time.time() - obs[-1].t - 1
+    with server.client() as c:
+        assert post(c, _lines(obs[:5], t0), token="wrong").status_code == 401
+        r = post(c, _lines(obs[:5], t0) + b'{"i": 1, "t": "soon"\n')
+        assert r.status_code == 422 and "line 6" in r.json()["detail"]
+        assert post(c, b"\xff\xfe").status_code == 422
+        before = c.get("/api/v1/live/boards/7/state").json()
+        assert before["phase"] == "waiting" and before["match"] is None  # nothing was taken
+        assert post(c, _lines(obs[:5], t0)).json()["accepted"] == 5
