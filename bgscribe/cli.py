@@ -64,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fresh", action="store_true",
                    help="render the video again; without it a video rendered with the same settings is reused "
                         "(the last run's server data always goes: every run starts from an empty server)")
+    p.add_argument("--live", action="store_true",
+                   help="replay the game at real pace with the live boards on: the hall's and the stream overlay's "
+                        "addresses are printed as soon as the server is up, and the board is seen there as it is "
+                        "played (the plain demo replays as fast as it can)")
     p.add_argument("--exit-when-ready", action="store_true", help="stop once the match is ready (for tests)")
     p.set_defaults(func=cmd_demo)
 

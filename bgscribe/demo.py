@@ -7,6 +7,9 @@
 4. the pipeline observes each segment as it arrives and transcribes the match once it is over;
 5. the review page serves the match, with its flags, until Ctrl-C.
 
+With --live the agent replays at real pace and observes as it records: the hall and the stream overlay show the
+board as it is played (their addresses, with the event's viewer token, are printed once the server is up).
+
 Every run starts from an empty server (DIR/data and DIR/spool of an earlier run are removed: its footage,
 stamped from the time it ran, would claim the new match's time), so a run gives the same match each time; the
 video is rendered again only when the settings differ (or with --fresh).
@@ -160,15 +163,17 @@ class DemoServer:
         self.thread.join(timeout=30)
 
 
-def set_up(app_state, record, token: str) -> int:
+def set_up(app_state, record, token: str, viewer_token: str | None = None) -> int:
     from review_ui.auth import create_user
     from review_ui.models import Event
     from review_ui.review_models import User
-    from review_ui.services import create_event, create_match, register_board, utcnow
+    from review_ui.services import create_event, create_match, hash_token, register_board, utcnow
 
     with app_state.db.session() as s:
         ev = s.query(Event).filter_by(name="bgscribe demo").one_or_none() or create_event(s, "bgscribe demo")
         ev.match_length = record.length
+        if viewer_token:  # (what the director's "viewer link" does: the live boards to whoever holds the token)
+            ev.live_token_hash = hash_token(viewer_token)
         board = register_board(s, BOARD, token, ev)
         if not s.query(User).filter_by(username=USER).one_or_none():
             create_user(s, USER, PASSWORD, "director")
@@ -177,11 +182,13 @@ def set_up(app_state, record, token: str) -> int:
         return m.id
 
 
-def capture(video: Path, url: str, token: str, spool: Path, fps: float) -> int:
+def capture(video: Path, url: str, token: str, spool: Path, fps: float, live: bool = False) -> int:
     cmd = [sys.executable, "-m", "bgscribe", "capture", "--board", str(BOARD), "--source", str(video),
            "--server", url, "--spool", str(spool), "--fps", f"{fps:g}", "--segment-seconds", "60",
-           "--replay-speed", "0", "--heartbeat", "2"]
-    say("capture agent: replaying the video as board 1's camera, uploading 60-second segments ...")
+           "--heartbeat", "2", *(["--replay-speed", "1", "--live-fps", "5"] if live else
+                                 ["--replay-speed", "0", "--live-fps", "0"])]
+    say("capture agent: replaying the video as board 1's camera" + (" at real pace, observing it live" if live
+                                                                       else "") + ", uploading 60-second segments ...")
     log = spool.parent / "capture-agent.log"
     with open(log, "w") as f:
         code = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env={**os.environ, "BGSCRIBE_TOKEN": token},
@@ -239,8 +246,13 @@ def run(args) -> int:
     say(f"server up at {server.url} (data in {out / 'data'})")
     try:
         token = secrets.token_urlsafe(16)
-        match_id = set_up(server.app.state, record, token)
-        capture(video, server.url, token, out / "spool", args.fps)
+        viewer = secrets.token_urlsafe(16) if args.live else None
+        match_id = set_up(server.app.state, record, token, viewer)
+        if viewer:
+            print(f"\nLive boards: the hall at {server.url}/live/hall?token={viewer}\n"
+                  f"board {BOARD}'s stream overlay (an OBS browser source, 1920x1080) at "
+                  f"{server.url}/live/boards/{BOARD}/overlay?token={viewer}\n", flush=True)
+        capture(video, server.url, token, out / "spool", args.fps, live=args.live)
         n = end_match(server.app.state, match_id)
         say(f"all {n} segments uploaded; the match is over: transcribing ...")
         got = wait_for_transcript(server.app.state, match_id, args.timeout)

@@ -30,7 +30,7 @@ from transcriber.scoring import finished, result_value
 from transcriber.transcribe import match_rules
 
 from .board_svg import board_svg, view_flips
-from .models import Board, Event, Match
+from .models import Board, Event
 from .services import utcnow
 
 MATCH_CHECK_S = 5.0  # how often a board's current match is looked up again
@@ -77,9 +77,10 @@ def iso(t: float | None) -> str | None:
 
 
 def state_of(number: int, m: MatchInfo | None, view: LiveView | None, last_obs: float | None, version: int,
-             now: float) -> dict:
-    """The JSON a viewer is sent for one board (see the README's "Live boards" for every field)."""
-    live = last_obs is not None and now - last_obs <= LIVE_S
+             now: float, heard_at: float | None = None) -> dict:
+    """The JSON a viewer is sent for one board (see the README's "Live boards" for every field). `heard_at`: when
+    the agent last posted (by the server's clock: an agent's may be off)."""
+    live = heard_at is not None and now - heard_at <= LIVE_S
     # (every key in every state, null where not known yet: a viewer's page need not guess)
     base = {"board": number, "version": version, "updated": iso(now), "live": live, "footage_time": iso(last_obs),
             "match": None, "phase": "waiting", "game": None, "score": None, "score_after_game": None,
@@ -105,7 +106,7 @@ def state_of(number: int, m: MatchInfo | None, view: LiveView | None, last_obs: 
     cube = CubeState(view.cube, view.owner, (1 - view.owner) if view.doubled and view.owner is not None else None)
     flip_x, flip_y = view_flips(view.seating.__dict__ if view.seating else None)
     return {**base, "phase": view.phase, "game": view.game, "score": score, "score_after_game": after,
-            "match_over": over, "crawford": view.crawford, "turn": view.turn,
+            "match_over": over, "crawford": view.crawford and length > 1, "turn": view.turn,
             "dice": list(view.dice) if view.dice else None,
             "cube": {"value": view.cube, "owner": view.owner, "offered": view.doubled},
             "position": {"xgid": xgid(XgState(pos, view.cube, view.owner, view.turn or 0, view.dice,
@@ -136,6 +137,7 @@ class LiveBoard:
         self.look: tuple | None = None  # what the last view was decoded from
         self.looked_at = 0.0
         self.last_obs: float | None = None  # footage time of the latest observation
+        self.heard_at: float | None = None  # when the agent last posted
         self.cut_sent: int | None = None  # the match whose segment the agent was asked to close
         self.version = 0
         self.state: dict = state_of(number, None, None, None, 0, time.time())
@@ -149,6 +151,8 @@ class LiveBoard:
         at once when told the match is over, so that its transcript is not waiting on a minute's segment."""
         now = time.time()
         with self.lock:
+            was_live = self.state.get("live")
+            self.heard_at = now
             self._check_match(board_id, now)
             new = [o for o in observations if self.last_obs is None or o.t > self.last_obs]
             if new:
@@ -163,6 +167,8 @@ class LiveBoard:
                 self.look, self.looked_at = look, now
                 self.view = self.decoder.view() if self.decoder is not None else None
                 self._publish(now)
+            elif not was_live:
+                self._publish(now)  # (heard from again: live)
             cut = bool(self.state.get("match_over")) and self.match is not None and self.cut_sent != self.match.id
             if cut:
                 self.cut_sent = self.match.id
@@ -181,13 +187,22 @@ class LiveBoard:
 
     def _publish(self, now: float) -> None:
         self.version += 1
-        self.state = state_of(self.number, self.match, self.view, self.last_obs, self.version, now)
+        self.state = state_of(self.number, self.match, self.view, self.last_obs, self.version, now, self.heard_at)
         self.body = json.dumps(self.state, separators=(",", ":")).encode()
         self.hub.notify(self)
 
     # ------------------------------------------------------------------ to viewers
+    def check_silent(self) -> None:
+        """A board said live whose agent has gone quiet is published again, as not live (a viewer's poll and each
+        feed's keep-alive ask: nothing else would, since nothing arrives)."""
+        now = time.time()
+        if self.state.get("live") and (self.heard_at is None or now - self.heard_at > LIVE_S):
+            with self.lock:
+                self._publish(now)
+
     async def next_state(self, seen: int, timeout: float) -> tuple[int, bytes] | None:
         """The state once its version is past `seen` (at once if it is already); None after `timeout` s."""
+        self.check_silent()
         if self.version > seen:
             return self.version, self.body
         if self._waiters is None:
@@ -240,7 +255,8 @@ class LiveHub:
 
     def notify(self, board: LiveBoard) -> None:
         """(from any thread) Wake the board's viewers and the hall's."""
-        self.hall_version += 1
+        with self.guard:
+            self.hall_version += 1
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self._wake, board)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .decode import NEXT_SETTLES, DecodeResult, Decoder, GameState, _insert_takes, collect_flags, cut_segments
+from .decode import NEXT_SETTLES, Decoder, DecodeResult, GameState, _insert_takes, collect_flags, cut_segments
 from .moves import legal_plays
 from .physical import Seating
 from .position import Position

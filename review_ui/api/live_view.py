@@ -58,6 +58,7 @@ def get_state(number: int, request: Request, session: SessionDep):
     actions (each settled or still weighed), the board as SVG. ETag: its version."""
     _, ev = _viewable_board(request, session, number)
     board = request.app.state.live.board(number)
+    board.check_silent()
     version, body = board.version, board.body
     tag = f'"{number}-{version}"'
     headers = {"ETag": tag, "Cache-Control": PUBLIC_CACHE if ev is not None and ev.live_public else "no-store"}
@@ -66,12 +67,19 @@ def get_state(number: int, request: Request, session: SessionDep):
     return Response(body, media_type="application/json", headers=headers)
 
 
+def _checked(request: Request, check, *args):
+    """`check(request, session, *args)` in a session of its own, closed before the answer streams: a feed lasts as
+    long as its viewer watches, and a database connection held by each of hundreds would drain the pool."""
+    with request.app.state.db.session() as s:
+        return check(request, s, *args)
+
+
 @router.get("/api/v1/live/boards/{number}/feed")
-async def get_feed(number: int, request: Request, session: SessionDep):
+async def get_feed(number: int, request: Request):
     """The same state as Server-Sent Events (`event: state`), sent at once and again at every change."""
     from fastapi.concurrency import run_in_threadpool
 
-    await run_in_threadpool(_viewable_board, request, session, number)
+    await run_in_threadpool(_checked, request, _viewable_board, number)
     board = request.app.state.live.board(number)
     start = request.headers.get("last-event-id")
     seen = int(start) if start and start.isdigit() and int(start) <= board.version else -1
@@ -117,11 +125,11 @@ def get_hall(request: Request, session: SessionDep):
 
 
 @router.get("/api/v1/live/hall/feed")
-async def get_hall_feed(request: Request, session: SessionDep):
+async def get_hall_feed(request: Request):
     """The hall as Server-Sent Events: one connection for the whole room (a browser keeps six per server)."""
     from fastapi.concurrency import run_in_threadpool
 
-    numbers = await run_in_threadpool(_hall_numbers, request, session)
+    numbers = await run_in_threadpool(_checked, request, _hall_numbers)
     hub = request.app.state.live
 
     async def events():

@@ -214,7 +214,7 @@ class Server:
 
 def agent(board: int, source: str, tmp: Path, *extra: str, name: str = "agent", env: dict | None = None) -> Proc:
     if "--server" in extra and "--live-fps" not in extra:
-        extra = (*extra, "--live-fps", "0")  # (the live observer is tested on its own: tests/capture/test_live_observer.py)
+        extra = (*extra, "--live-fps", "0")  # (the live observer has a test of its own: test_live_observer.py)
     args = [sys.executable, "-m", "bgscribe.cli", "capture", "--board", str(board), "--source", source, *extra]
     return Proc(args, tmp / f"{name}.log", env=env)
 

@@ -13,6 +13,7 @@ import pytest
 
 from review_ui.models import Board, Event
 from review_ui.services import create_match, utcnow
+from tests.pg_server import sqlite_only
 from transcriber.decode import decode
 from transcriber.generate import GenOptions, random_match
 from transcriber.ids import parse_xgid
@@ -77,6 +78,7 @@ def post(c: httpx.Client, body: bytes, token: str = TOKEN) -> httpx.Response:
     return c.post("/api/v1/ingest/boards/7/live", content=body, headers=auth(token))
 
 
+@sqlite_only  # (the live path's database work, the match and the event's switches, runs on both below)
 def test_the_live_state_follows_the_board_to_the_end_of_the_match(server, one_game):
     obs, players, record = one_game
     match_id = _match(server, players)
@@ -109,23 +111,24 @@ def test_the_live_state_follows_the_board_to_the_end_of_the_match(server, one_ga
     assert len(xgids) > len(plays) // 2  # the position changed as the game went on
 
 
+@sqlite_only
 def test_the_feed_sends_each_new_state_as_an_event(server, one_game):
     obs, players, _ = one_game
     _match(server, players)
     t0 = time.time() - obs[-1].t - 1
-    with server.client() as c, httpx.Client(base_url=server.url, timeout=20) as viewer:
-        with viewer.stream("GET", "/api/v1/live/boards/7/feed") as feed:
-            assert feed.headers["content-type"].startswith("text/event-stream")
-            events = _events(feed)
-            first = next(events)
-            assert first["event"] == "state" and json.loads(first["data"])["phase"] == "waiting"
-            post(c, _lines(obs[:200], t0))
-            got = next(events)
-            state = json.loads(got["data"])
-            assert int(got["id"]) == state["version"] > json.loads(first["data"])["version"]
-            assert state["match"]["players"] == list(players)
-            hall = c.get("/api/v1/live/hall").json()
-            assert [b["board"] for b in hall["boards"]] == [7]
+    with server.client() as c, httpx.Client(base_url=server.url, timeout=20) as viewer, \
+            viewer.stream("GET", "/api/v1/live/boards/7/feed") as feed:
+        assert feed.headers["content-type"].startswith("text/event-stream")
+        events = _events(feed)
+        first = next(events)
+        assert first["event"] == "state" and json.loads(first["data"])["phase"] == "waiting"
+        post(c, _lines(obs[:200], t0))
+        got = next(events)
+        state = json.loads(got["data"])
+        assert int(got["id"]) == state["version"] > json.loads(first["data"])["version"]
+        assert state["match"]["players"] == list(players)
+        hall = c.get("/api/v1/live/hall").json()
+        assert [b["board"] for b in hall["boards"]] == [7]
 
 
 def _events(resp):
@@ -182,3 +185,38 @@ def test_bad_observations_are_refused_and_change_nothing(server, one_game):
         before = c.get("/api/v1/live/boards/7/state").json()
         assert before["phase"] == "waiting" and before["match"] is None  # nothing was taken
         assert post(c, _lines(obs[:5], t0)).json()["accepted"] == 5
+
+
+def test_many_viewers_hold_no_database_connection(server, one_game):
+    """A feed lasts as long as its viewer watches: more viewers than the database pool has connections (15) must
+    leave the server answering everything else."""
+    import contextlib
+
+    obs, players, _ = one_game
+    _match(server, players)
+    with contextlib.ExitStack() as stack:
+        for _ in range(24):
+            c = stack.enter_context(httpx.Client(base_url=server.url, timeout=20))
+            r = stack.enter_context(c.stream("GET", "/api/v1/live/boards/7/feed"))
+            assert r.status_code == 200
+            next(r.iter_lines())  # (its first state is on its way)
+        with server.client() as c:
+            t = time.time()
+            assert c.get("/api/v1/live/boards/7/state").status_code == 200
+            assert post(c, _lines(obs[:20], time.time() - obs[-1].t)).status_code == 200
+            assert time.time() - t < 5
+
+
+@sqlite_only
+def test_a_silent_agent_is_shown_not_live(server, one_game, monkeypatch):
+    obs, players, _ = one_game
+    _match(server, players)
+    with server.client() as c:
+        post(c, _lines(obs[:50], time.time() - 3600))  # (stamped an hour ago: the agent's clock is not the server's)
+        assert c.get("/api/v1/live/boards/7/state").json()["live"]
+        monkeypatch.setattr("review_ui.live_feed.LIVE_S", 0.5)
+        time.sleep(1.0)
+        st = c.get("/api/v1/live/boards/7/state").json()
+        assert not st["live"] and st["match"] is not None
+        post(c, _lines(obs[50:60], time.time() - 3600))
+        assert c.get("/api/v1/live/boards/7/state").json()["live"]

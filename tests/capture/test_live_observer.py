@@ -1,0 +1,72 @@
+"""The agent's live observer, end to end: `bgscribe capture --live-fps 5` replays a rendered game as the board's
+camera into a real server (`bgscribe serve`, SQLite, on 127.0.0.1), at twice real pace (the frames keep the footage's
+stamps); while it records and uploads its segments it observes the frames itself and posts them, and the server's
+live state of the board follows the game."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from transcriber.generate import GenOptions, random_match
+from vision.synth.truth import read_truth
+from vision.synth.video import render_match
+
+from .helpers import Server, agent, wait_for
+
+TOKEN = "board-5-secret-token"
+SECONDS = 30.0
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    d = tmp_path_factory.mktemp("live-game")
+    rec = random_match(6, players=("Ann", "Bob"), opts=GenOptions(length=3, double_rate=0.0, resign_rate=0.0))
+    render_match(rec, d / "v.mp4", d / "truth.jsonl", profile="clean", seed=4, fps=10, size=(640, 360),
+                 progress=False, games=1, until_s=SECONDS)
+    plays = [e for e in map(json.loads, (d / "truth.jsonl").read_text().splitlines())
+             if e.get("type") == "event" and e.get("kind") == "play" and e["t"] < SECONDS - 4]
+    return d / "v.mp4", plays, next(read_truth(d / "truth.jsonl"))
+
+
+def test_the_agent_observes_as_it_records_and_the_server_follows(tmp_path, game):
+    video, plays, header = game
+    server = Server(tmp_path / "server", boards={5: TOKEN}).start()
+    try:
+        # the board's match, started just now; its viewing made public (the director's switch)
+        with sqlite3.connect(server.data / "bgscribe.db") as db:
+            db.execute("update events set live_public = 1")
+        started = (datetime.now(UTC) - timedelta(seconds=2)).replace(tzinfo=None).isoformat()
+        event_id = server.staff("GET", "/api/v1/events").json()[0]["id"]
+        server.staff("POST", "/api/v1/matches", json={"event_id": event_id, "board": 5, "player1": "Ann",
+                                                      "player2": "Bob", "started_at": started})
+        a = agent(5, str(video), tmp_path, "--server", server.url, "--spool", str(tmp_path / "spool"),
+                  "--segment-seconds", "15", "--heartbeat", "1", "--live-fps", "5", "--replay-speed", "2",
+                  "--camera-check", "0", env={"BGSCRIBE_TOKEN": TOKEN})
+        seen = []
+
+        def shown() -> bool:
+            st = httpx.get(f"{server.url}/api/v1/live/boards/5/state", timeout=5).json()
+            seen.append(st)
+            return sum(x["kind"] == "move" for x in st["actions"]) >= len(plays) - 1
+
+        wait_for(shown, SECONDS / 2 + 40, "the live state to show the game's plays", every=0.5)
+        assert a.wait(SECONDS + 30) == 0, a.text()[-3000:]
+        st = seen[-1]
+        assert st["live"] and st["match"]["players"] == ["Ann", "Bob"]
+        light_first = header["rig"]["seating"]["p0_light"]
+        # (the decoder numbers the light player 0; the rendered record may have dark first)
+        truth = [((p["player"] if light_first else 1 - p["player"]), p["play"]) for p in plays]
+        got = [(x["player"], x["play"]) for x in st["actions"] if x["kind"] == "move"]
+        assert got[:len(truth) - 1] == truth[:len(got)][:len(truth) - 1]
+        assert len({s["position"]["xgid"] for s in seen if s["position"]}) >= 3  # it moved as the game went on
+        # the record is untouched: every segment arrived as usual
+        rows = server.segments()
+        assert len(rows) >= 2 and sum(r["frames"] for r in rows) >= int(SECONDS * 10) - 20
+        assert "live observer" not in a.text() or "not posted" not in a.text()
+    finally:
+        server.stop()
