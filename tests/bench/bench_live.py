@@ -6,8 +6,9 @@ one rendered game at real-time pace, as bench_event.py's agents do: its 60-s seg
 through the real spool and uploader, so that N H.264 encoders are not counted; beside them the agent's real live
 observer (capture/live_observer.py) takes the camera's frames at 5 a second and posts its observations. (The frames
 come from a 5-fps copy of the footage, decoded once into shared memory: a camera hands its agent frames that it
-decodes to record anyway; 24 more decoders would be this test's cost, not the product's.) The viewers hold V Server-Sent-Events connections to the boards' feeds,
-spread over the boards; one per board records every state it is sent.
+decodes to record anyway; 24 more decoders would be this test's cost, not the product's.) The viewers hold V
+Server-Sent-Events connections to the boards' feeds, spread over the boards; one per board records every state it
+is sent.
 
 Figures:
 - latency of each play: from the footage time its last checker is set down to the first state a viewer receives
@@ -122,10 +123,10 @@ def rendition(video: Path, fps: float) -> Path:
 
 def agent_main(a) -> int:
     """(a child process) One board: segments replayed through the spool and uploader, frames to the live observer."""
+    import numpy as np
+
     from capture.live_observer import LiveObserver
     from capture.uploader import Client
-
-    import numpy as np
 
     segments = sorted(Path(a.segments).glob("*.mp4"))[: a.count]
     rep = ReplayAgent(a.board, a.token, a.url, Path(a.spool), segments, a.segment_seconds, a.fps, a.t0)
