@@ -25,12 +25,14 @@ from sqlalchemy import select
 from transcriber.ids import XgState, xgid
 from transcriber.live import LiveDecoder, LiveView
 from transcriber.observation import FrameObservation
+from transcriber.record import Move
 from transcriber.replay import CubeState
 from transcriber.scoring import finished, result_value
 from transcriber.transcribe import match_rules
 
 from .board_svg import board_svg, view_flips
 from .models import Board, Event
+from .review_models import Transcript
 from .services import utcnow
 
 MATCH_CHECK_S = 5.0  # how often a board's current match is looked up again
@@ -70,6 +72,35 @@ class MatchInfo:
     length: int
     profile: str
     round: int | None
+    record: dict | None = None  # the match's transcript, once there is one: {"version", "status", "games": moves}
+
+
+def _move(player, dice, play) -> tuple:
+    return (player, tuple(sorted(dice or ())), play or "Cannot Move")
+
+
+def record_moves(doc: dict) -> list[list[tuple]]:
+    """Per game, the plays of a transcript document (dice in either order: the record and the live view are read
+    from different frames)."""
+    return [[_move(a["player"], a.get("dice"), a.get("play")) for a in g["actions"] if a["kind"] == "move"]
+            for g in doc.get("games", [])]
+
+
+def against_record(record: dict | None, view: LiveView) -> dict | None:
+    """Where the live view and the match's transcript part, if they do: what the feed shows is never silently
+    other than the record. Compared as far as both go (the live view may be ahead of the record, or behind it)."""
+    if record is None:
+        return None
+    live = [[_move(a.player, a.dice, a.play) for a in g.actions if isinstance(a, Move)] for g in view.games]
+    live.append([_move(a.player, a.dice, a.play) for a in view.actions if a.kind == "move"])
+    differs = None
+    for g, (ours, theirs) in enumerate(zip(live, record["games"]), start=1):
+        k = next((k for k, (x, y) in enumerate(zip(ours, theirs)) if x != y), None)
+        if k is not None:
+            differs = {"game": g, "move": k + 1}
+            break
+    return {"version": record["version"], "status": record["status"], "agrees": differs is None,
+            "differs_at": differs}
 
 
 def iso(t: float | None) -> str | None:
@@ -85,7 +116,8 @@ def state_of(number: int, m: MatchInfo | None, view: LiveView | None, last_obs: 
     base = {"board": number, "version": version, "updated": iso(now), "live": live, "footage_time": iso(last_obs),
             "match": None, "phase": "waiting", "game": None, "score": None, "score_after_game": None,
             "match_over": False, "crawford": False, "turn": None, "dice": None, "cube": None, "position": None,
-            "pips": None, "last_play": None, "actions": [], "settled": 0, "games": [], "svg": None, "clocks": None}
+            "pips": None, "last_play": None, "actions": [], "settled": 0, "games": [], "record": None, "svg": None,
+            "clocks": None}
     if m is None:
         return base
     base["match"] = {"id": m.id, "event_id": m.event_id, "round": m.round, "length": m.length,
@@ -122,6 +154,7 @@ def state_of(number: int, m: MatchInfo | None, view: LiveView | None, last_obs: 
                          "at": iso(a.t)} for a in view.actions],
             "settled": sum(a.settled for a in view.actions),
             "games": [{"number": g.number, "winner": g.winner, "points": g.points} for g in view.games],
+            "record": against_record(m.record, view),
             "svg": board_svg(pos, names=m.players, title=f"board {number}", cube=cube, flip_x=flip_x,
                              flip_y=flip_y)}
 
@@ -183,6 +216,9 @@ class LiveBoard:
             self.match = m
             self.decoder = LiveDecoder(m.players, m.length, match_rules(m.profile, m.length)) if m else None
             self.view, self.look = None, None
+            self._publish(now)
+        elif m is not None and m.record != self.match.record:  # the record came, or staff changed it
+            self.match = m
             self._publish(now)
 
     def _publish(self, now: float) -> None:
@@ -250,8 +286,11 @@ class LiveHub:
             if m is None or (m.ended_at is not None and m.ended_at < now):
                 return None
             e = s.get(Event, m.event_id)
+            t = s.scalar(select(Transcript).where(Transcript.match_id == m.id))
+            record = None if t is None else {"version": t.version, "status": t.status,
+                                             "games": record_moves(json.loads(t.doc_json))}
             return MatchInfo(m.id, m.event_id, (m.player1 or "Player 1", m.player2 or "Player 2"), e.match_length,
-                             e.rules_profile, m.round.number if m.round else None)
+                             e.rules_profile, m.round.number if m.round else None, record)
 
     def notify(self, board: LiveBoard) -> None:
         """(from any thread) Wake the board's viewers and the hall's."""

@@ -48,6 +48,13 @@
       last.classList.toggle("weighed", !!lp && !lp.settled);
     }
     text(root, ".pips", st.pips ? "pips " + st.pips[0] + " \u2013 " + st.pips[1] : "");
+    const rec = root.querySelector(".record");
+    if (rec) {  // the transcript says otherwise: never shown silently
+      const r = st.record;
+      rec.hidden = !r || r.agrees;
+      rec.textContent = r && !r.agrees ? "the transcript differs from game " + r.differs_at.game + ", play " +
+        r.differs_at.move : "";
+    }
     const no = root.querySelector(".boardno");
     if (no) no.textContent = "board " + st.board + (m && m.round ? " \u00b7 round " + m.round : "");
   }

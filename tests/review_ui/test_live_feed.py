@@ -220,3 +220,41 @@ def test_a_silent_agent_is_shown_not_live(server, one_game, monkeypatch):
         assert not st["live"] and st["match"] is not None
         post(c, _lines(obs[50:60], time.time() - 3600))
         assert c.get("/api/v1/live/boards/7/state").json()["live"]
+
+
+@sqlite_only
+def test_the_state_says_where_the_transcript_differs(server, one_game, monkeypatch):
+    """Once the match has its transcript, each state compares itself with it: the feed is never silently other than
+    the record."""
+    from review_ui.api.review import load_transcript
+    from review_ui.models import Match
+    from review_ui.transcripts import doc_from_report
+    from transcriber.transcribe import decode_match
+
+    monkeypatch.setattr("review_ui.live_feed.MATCH_CHECK_S", 0.0)  # (the match and its record looked up each post)
+    obs, players, _ = one_game
+    match_id = _match(server, players)
+    _, report = decode_match(obs, players, 1, "bmab")
+    t0 = time.time() - obs[-1].t - 1
+    with server.client() as c:
+        for k in range(0, len(obs), 500):
+            assert post(c, _lines(obs[k:k + 500], t0)).status_code == 200
+        assert c.get("/api/v1/live/boards/7/state").json()["record"] is None  # no transcript yet
+        with server.state.db.session() as s:
+            load_transcript(s, s.get(Match, match_id), doc_from_report(report), report, None)
+            s.commit()
+        assert post(c, _lines(obs[-1:], t0 + 1)).status_code == 200
+        st = c.get("/api/v1/live/boards/7/state").json()
+        assert st["record"] == {"version": 1, "status": "needs_review", "agrees": True, "differs_at": None}
+        # staff change the third play in review: the live view now differs from the record there
+        with server.state.db.session() as s:
+            from review_ui.review_models import Transcript
+
+            t = s.query(Transcript).one()
+            doc = json.loads(t.doc_json)
+            [a for a in doc["games"][0]["actions"] if a["kind"] == "move"][2]["play"] = "24/1"  # (only compared)
+            t.doc_json, t.version = json.dumps(doc), 2
+            s.commit()
+        assert post(c, _lines(obs[-1:], t0 + 2)).status_code == 200
+        st = c.get("/api/v1/live/boards/7/state").json()
+        assert st["record"]["agrees"] is False and st["record"]["differs_at"] == {"game": 1, "move": 3}
