@@ -29,6 +29,7 @@ from .services import (
     check_policy,
     create_event,
     create_match,
+    hash_token,
     new_token,
     register_board,
     to_utc_naive,
@@ -217,6 +218,31 @@ def rotate_token(s: Session, by: str, b: Board) -> str:
     _audit(s, by, "rotate_token", f"board {b.number}", "old token", "new token")
     s.flush()
     return token
+
+
+# ----------------------------------------------------------------------------- live viewing
+
+
+def set_live_public(s: Session, by: str, ev: Event, public: bool) -> None:
+    """Open the event's live boards (stream overlay, hall) to everyone, or close them again."""
+    _audit(s, by, "live_public", ev.name, ev.live_public, public)
+    ev.live_public = public
+    s.flush()
+
+
+def new_live_token(s: Session, by: str, ev: Event) -> str:
+    """A read-only viewer token for the event's live boards (the old one stops working); returned once."""
+    token = new_token()
+    ev.live_token_hash = hash_token(token)
+    _audit(s, by, "live_viewer_token", ev.name, "", "new token")
+    s.flush()
+    return token
+
+
+def revoke_live_token(s: Session, by: str, ev: Event) -> None:
+    ev.live_token_hash = None
+    _audit(s, by, "live_viewer_token", ev.name, "", "revoked")
+    s.flush()
 
 
 # ----------------------------------------------------------------------------- pairings

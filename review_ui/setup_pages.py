@@ -106,15 +106,16 @@ def events_post(request: Request, login: PageDirectorDep, session: SessionDep, n
 
 
 def _event_page(request: Request, login, s: Session, ev: Event, error: str = "", status: int = 200,
-                new_token: tuple[int, str] | None = None):
+                new_token: tuple[int, str] | None = None, viewer_link: str | None = None):
     resp = templates.TemplateResponse(request, "event.html", {
         "login": login, "ev": ev, "profiles": list(PROFILES), "policies": POLICIES, "error": error,
         "director": login.user.role == ROLE_DIRECTOR, "players": setup.players(s, ev),
         "matches": _event_matches(s, ev), "unlisted": _unlisted_players(s, ev),
         "boards": [board_out(b) for b in setup.event_boards(s, ev)],
         "rounds": [(r, len(setup.round_matches(s, r))) for r in setup.rounds(s, ev)],
-        "current": setup.current_round(s, ev), "new_token": new_token}, status_code=status)
-    if new_token:
+        "current": setup.current_round(s, ev), "new_token": new_token, "viewer_link": viewer_link},
+        status_code=status)
+    if new_token or viewer_link:
         resp.headers["Cache-Control"] = "no-store"
     return resp
 
@@ -193,6 +194,30 @@ def board_token_post(request: Request, event_id: int, number: int, login: PageDi
     token = setup.rotate_token(session, login.user.username, b)
     session.commit()
     return _event_page(request, login, session, ev, new_token=(b.number, token))
+
+
+@router.post("/events/{event_id}/live")
+def live_post(request: Request, event_id: int, login: PageDirectorDep, session: SessionDep,
+              public: Annotated[str, Form()] = ""):
+    ev = _event(session, event_id)
+    setup.set_live_public(session, login.user.username, ev, public == "1")
+    session.commit()
+    return RedirectResponse(f"/events/{ev.id}#live", status_code=303)
+
+
+@router.post("/events/{event_id}/live/token", response_class=HTMLResponse)
+def live_token_post(request: Request, event_id: int, login: PageDirectorDep, session: SessionDep,
+                    revoke: Annotated[str, Form()] = ""):
+    """A new viewer link (the page that answers shows it this once), or none (`revoke`)."""
+    ev = _event(session, event_id)
+    if revoke:
+        setup.revoke_live_token(session, login.user.username, ev)
+        session.commit()
+        return RedirectResponse(f"/events/{ev.id}#live", status_code=303)
+    token = setup.new_live_token(session, login.user.username, ev)
+    session.commit()
+    base = str(request.base_url).rstrip("/")
+    return _event_page(request, login, session, ev, viewer_link=f"{base}/live/hall?token={token}")
 
 
 @router.post("/events/{event_id}/rounds")

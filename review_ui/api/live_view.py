@@ -19,7 +19,8 @@ from sqlalchemy import select
 
 from ..auth import SESSION_COOKIE, DirectorDep, session_from_cookie
 from ..models import Board, Event
-from ..services import audit_log, hash_token, new_token
+from .. import setup
+from ..services import hash_token
 from .deps import SessionDep, bearer
 
 router = APIRouter(tags=["live"])
@@ -163,8 +164,7 @@ def _event(session, event_id: int) -> Event:
 def put_live(event_id: int, body: LiveSwitch, login: DirectorDep, session: SessionDep):
     """The director opens the event's live boards to everyone, or closes them again."""
     ev = _event(session, event_id)
-    audit_log(session, login.user.username, "live_public", ev.name, ev.live_public, body.public)
-    ev.live_public = body.public
+    setup.set_live_public(session, login.user.username, ev, body.public)
     session.commit()
     return {"event_id": ev.id, "public": ev.live_public, "viewer_token": ev.live_token_hash is not None}
 
@@ -173,9 +173,7 @@ def put_live(event_id: int, body: LiveSwitch, login: DirectorDep, session: Sessi
 def post_live_token(event_id: int, login: DirectorDep, session: SessionDep, response: Response):
     """A new read-only viewer token for the event's live boards (the old one stops working); shown this once."""
     ev = _event(session, event_id)
-    token = new_token()
-    ev.live_token_hash = hash_token(token)
-    audit_log(session, login.user.username, "live_viewer_token", ev.name, "", "rotated")
+    token = setup.new_live_token(session, login.user.username, ev)
     session.commit()
     response.headers["Cache-Control"] = "no-store"
     return {"event_id": ev.id, "token": token}
@@ -184,7 +182,6 @@ def post_live_token(event_id: int, login: DirectorDep, session: SessionDep, resp
 @router.delete("/api/v1/events/{event_id}/live/token")
 def delete_live_token(event_id: int, login: DirectorDep, session: SessionDep):
     ev = _event(session, event_id)
-    ev.live_token_hash = None
-    audit_log(session, login.user.username, "live_viewer_token", ev.name, "", "revoked")
+    setup.revoke_live_token(session, login.user.username, ev)
     session.commit()
     return {"event_id": ev.id, "viewer_token": False}

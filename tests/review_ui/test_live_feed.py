@@ -258,3 +258,28 @@ def test_the_state_says_where_the_transcript_differs(server, one_game, monkeypat
         assert post(c, _lines(obs[-1:], t0 + 2)).status_code == 200
         st = c.get("/api/v1/live/boards/7/state").json()
         assert st["record"]["agrees"] is False and st["record"]["differs_at"] == {"game": 1, "move": 3}
+
+
+def test_the_director_switches_live_viewing_on_the_event_page(server, one_game):
+    import re
+
+    obs, players, _ = one_game
+    _match(server, players, public=False)
+    with server.client() as dora, server.client() as stranger:
+        csrf = {"csrf_token": login(dora, "dora")["X-CSRF-Token"]}
+        page = dora.get("/events/1")
+        assert "staff only (off)" in page.text and 'id="live-public"' in page.text
+        r = dora.post("/events/1/live/token", data=csrf)
+        assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+        link = re.search(r"<code>(http://[^<]+/live/hall\?token=[^<]+)</code>", r.text).group(1)
+        token = link.split("token=")[1]
+        assert stranger.get(f"/api/v1/live/boards/7/state?token={token}").status_code == 200
+        assert "to holders of the viewer link" in dora.get("/events/1").text
+        assert dora.post("/events/1/live/token", data={**csrf, "revoke": "1"}).status_code == 303
+        assert stranger.get(f"/api/v1/live/boards/7/state?token={token}").status_code == 404
+        assert dora.post("/events/1/live", data={**csrf, "public": "1"}).status_code == 303
+        assert stranger.get("/api/v1/live/boards/7/state").status_code == 200
+        assert dora.post("/events/1/live", data={"public": "1"}).status_code == 403  # (no CSRF token)
+        with server.client() as ann:
+            login(ann, "ann")
+            assert 'id="live-public"' not in ann.get("/events/1").text  # staff see, directors switch
