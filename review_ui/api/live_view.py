@@ -17,9 +17,9 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 from sqlalchemy import select
 
+from .. import setup
 from ..auth import SESSION_COOKIE, DirectorDep, session_from_cookie
 from ..models import Board, Event
-from .. import setup
 from ..services import hash_token
 from .deps import SessionDep, bearer
 
