@@ -52,10 +52,11 @@ def make_queue(settings: Settings):
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    from .security import owner_only_dir, resolve_admin_token
+    from .security import owner_only_dir, redact_access_log, resolve_admin_token
 
     settings = settings or Settings()
     settings.admin_token = resolve_admin_token(settings)  # refuses a placeholder; makes one when none is set
+    redact_access_log()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 import sys
 from pathlib import Path
@@ -109,3 +110,21 @@ def read_secret_file(path: str | Path, what: str) -> str:
     if not text:
         raise ValueError(f"{p} is empty; it should hold {what}")
     return text
+
+
+class RedactTokens(logging.Filter):
+    """Access-log lines without the secret of an address (`?token=...`: the live boards' viewer link, which an OBS
+    browser source can only carry in its address): a log is read by more people than the link is given to."""
+
+    PATTERN = re.compile(r"([?&]token=)[^&\s]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(self.PATTERN.sub(r"\1REDACTED", a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
+def redact_access_log() -> None:
+    log = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, RedactTokens) for f in log.filters):
+        log.addFilter(RedactTokens())

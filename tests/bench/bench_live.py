@@ -44,7 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.bench_event import CACHE, TICK, ReplayAgent, _wait_http, footage, pct  # noqa: E402
+from tests.bench.bench_event import CACHE, TICK, ReplayAgent, _settled, _wait_http, footage, pct  # noqa: E402
 from tests.capture.helpers import free_port  # noqa: E402
 
 LIVE_FPS = 5.0
@@ -326,12 +326,16 @@ def run(args) -> dict:
             ended[n] = last_end
             end = datetime.fromtimestamp(last_end + 1, UTC).replace(tzinfo=None)
             staff.patch(f"/api/v1/matches/{matches[n]}", json={"ended_at": end.isoformat()}).raise_for_status()
-        ready = _transcripts_ready(db, matches, time.time() + args.drain_seconds)
+        settled = _settled(db, len(tokens) * len(segments), len(tokens), time.time() + args.drain_seconds, [])
+        out["pipeline_settled"] = settled
+        ready = _transcripts_ready(db, matches)
         viewers.send_signal(signal.SIGTERM)
         viewers.wait(60)
         seen = json.loads((tmp / "viewers.json").read_text())
         out.update(_figures(db, seen, plays, matches, ready, {n: t0 + args.segment_seconds * (n - 1) / args.boards
                                                               for n in tokens}))
+        # (here the match ends when its footage does: staff mark it when the score sheet is signed)
+        out["transcript_ready_after_match_end_s"] = pct([ready[n] - ended[n] for n in ready])
         out["wall_s"] = round(wall, 1)
         db.dispose()
     finally:
@@ -351,21 +355,17 @@ def run(args) -> dict:
     return out
 
 
-def _transcripts_ready(db, matches: dict[int, int], until: float) -> dict[int, float]:
-    """Per board, when its match's transcript appeared (wall time); boards without one by `until` are left out."""
+def _transcripts_ready(db, matches: dict[int, int]) -> dict[int, float]:
+    """Per board, when its match's transcript was last written (wall time): the one of all its footage, once the
+    pipeline has settled (a transcript made before the last segment was observed is replaced after it)."""
     from sqlalchemy import select
 
     from review_ui.review_models import Transcript
 
-    ready: dict[int, float] = {}
     boards = {m: n for n, m in matches.items()}
-    while time.time() < until and len(ready) < len(matches):
-        with db.session() as s:
-            for t in s.scalars(select(Transcript)):
-                if t.match_id in boards and boards[t.match_id] not in ready:
-                    ready[boards[t.match_id]] = time.time()
-        time.sleep(0.5)
-    return ready
+    with db.session() as s:
+        return {boards[t.match_id]: t.updated_at.replace(tzinfo=UTC).timestamp()
+                for t in s.scalars(select(Transcript)) if t.match_id in boards}
 
 
 def _figures(db, seen: dict, plays: list[dict], matches: dict, ready: dict, t0s: dict) -> dict:

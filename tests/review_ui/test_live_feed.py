@@ -283,3 +283,13 @@ def test_the_director_switches_live_viewing_on_the_event_page(server, one_game):
         with server.client() as ann:
             login(ann, "ann")
             assert 'id="live-public"' not in ann.get("/events/1").text  # staff see, directors switch
+
+
+def test_the_viewer_token_is_kept_out_of_the_access_log(server):
+    import logging
+
+    record = logging.LogRecord("uvicorn.access", logging.INFO, "", 0, '%s - "%s %s HTTP/%s" %d',
+                               ("127.0.0.1:5", "GET", "/live/boards/7/overlay?token=s3cret&x=1", "1.1", 200), None)
+    for f in logging.getLogger("uvicorn.access").filters:  # (the server installed its filter)
+        f.filter(record)
+    assert "s3cret" not in record.getMessage() and "token=REDACTED&x=1" in record.getMessage()
