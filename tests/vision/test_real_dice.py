@@ -26,7 +26,7 @@ def test_shipped_model_reads_real_dice():
     and called 62.8 % of these flat dice cocked."""
     f = dice_figures(Readers(threads=1), load_split(RUNE55, "test"), 10_000, DIE_PX)
     assert f["dice"] > 3000
-    assert f["values_right"] >= 0.8, f  # 0.840 measured (four turns; 0.813 in one view); the issue's target is 0.99
+    assert f["values_right"] >= 0.8, f  # 0.844 measured (eight views; 0.813 in one); the issue's target is 0.99
     assert f["called_not_a_die"] <= 0.02, f
     assert f["flat_called_cocked"] <= 0.01, f
 
@@ -128,15 +128,15 @@ def test_held_out_valid_and_its_copies_are_left_out(tmp_path):
 
 @pytest.mark.skipif(not (MODELS / "dice.onnx").exists(), reason="no shipped dice weights")
 def test_dice_read_the_same_turned_by_quarter_turns():
-    """The classifier averages the values of the four quarter turns of each crop: a crop and its turns read
-    the same values; whether it is a die and the extras (cocked, on a checker, the offset) are the unturned
-    crop's."""
+    """The classifier averages the values of the quarter turns and mirror images of each crop: a crop, its
+    turns and its mirror read the same values; whether it is a die and the extras (cocked, on a checker,
+    the offset) are the unturned crop's."""
     rng = np.random.default_rng(6)
     img, rows = _die_photo(rng, 1)
     _, x, y, s = rows[0]
     crop = box_crop(img, x * 320, y * 320, s * 320)
     r = Readers(threads=1)
-    turned = np.stack([np.rot90(crop, k) for k in range(4)])
+    turned = np.stack([np.rot90(crop, k) for k in range(4)] + [crop[:, ::-1]])
     p, aux = r.classify_dice(turned)
     values = p[:, 1:] / p[:, 1:].sum(1, keepdims=True)
     assert np.allclose(values, values[0], atol=1e-5) and np.allclose(p.sum(1), 1.0, atol=1e-5)

@@ -588,8 +588,8 @@ DESIGNS = {
     "dice": "48x48 crop (32 mm at 1.5 px/mm) around each heat-map peak: five conv layers, FC 128 beside the "
             "64 features averaged over the crop; heads: "
             "7-way (not a die, 1..6) and 4 auxiliary outputs (cocked logit, on-a-checker logit, the die "
-            "centre's offset in the crop). Read in its four quarter turns, the probabilities averaged "
-            "(`vision.readers.DICE_TURNS`).",
+            "centre's offset in the crop). Read in its quarter turns and their mirror images, the values "
+            "averaged (`vision.readers.DICE_TURNS`).",
     "cube": "The three places on the bar (centre, top end turned half round, bottom end), each a 62 mm window "
             "resized to 64x64: five conv layers, FC 128, 7-way: no cube, or the face 2, 4, 8, 16, 32, 64. "
             "A centred 64 reads as value 1; no cube on the bar reads as 'off'.",
