@@ -40,6 +40,7 @@ N_POINT_CLASSES = 1 + 2 * MAX_COUNT  # empty, light 1..15, dark 1..15
 DIE_CROP = 48  # px of the full-resolution board (32 mm) around a die candidate
 DIE_PX = 24  # px a default 16 mm die spans in that crop (1.5 px/mm); real dice, often 12-16 mm, span 18-24
 HEAT_STRIDE = 4  # heat-map cells per pixel of the half-resolution board
+DICE_TURNS = 8  # views of each die crop the dice classifier averages (quarter turns, mirrored: `classify_dice`)
 HEAT_THRESHOLD = 0.2  # a die candidate's peak must reach this (chosen on calibration frames, not held-out ones)
 CUBE_CROP = 64  # px the cube windows are resized to
 CUBE_WINDOW = 62.0  # mm: the square window around each cube place on the bar
@@ -425,12 +426,26 @@ class Readers:
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
         return _dedupe(out)
 
-    def classify_dice(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def classify_dice(self, crops: np.ndarray, turns: int = DICE_TURNS) -> tuple[np.ndarray, np.ndarray]:
         """Die crops (N, DIE_CROP, DIE_CROP, 3) -> (N, 7) probabilities (not a die, 1..6) and the raw
-        (N, 4) extras (cocked and on-checker logits, centre offset)."""
+        (N, 4) extras (cocked and on-checker logits, centre offset).
+
+        Each crop is also classified in its quarter turns and their mirror images (``turns`` views in one
+        batch, 4 or 8: neither changes a die's value) and the views' value distributions averaged: on real
+        dice (Rune55 valid, 24 px) 80.0 % right in one view, 83.5 % in four turns, 84.2 % in eight views (16
+        px: 73.9, 78.6, 80.0 %), for ~0.2 ms per view per die. Whether it is a die at all, and the
+        extras, are the unturned view's: averaged, "not a die" let a third die through on a rendered board,
+        the cocked logit called cocked dice flat (their shading comes from one side), and the offset turns
+        with the crop."""
         m = self._m["dice"]
-        logits, aux = m.run(nchw(crops))
-        return _softmax(logits, m.temperature[0]), aux
+        n = len(crops)
+        views = np.concatenate([np.rot90(crops[:, :, ::-1] if k >= 4 else crops, k % 4, axes=(1, 2))
+                                for k in range(turns)])
+        logits, aux = m.run(nchw(views))
+        p = _softmax(logits, m.temperature[0]).reshape(turns, n, -1)
+        values = (p[..., 1:] / np.maximum(p[..., 1:].sum(-1, keepdims=True), 1e-12)).mean(0)
+        probs = np.concatenate([p[0, :, :1], values * (1.0 - p[0, :, :1])], 1)
+        return probs, aux[:n]
 
     def read_cube(self, rect: np.ndarray, geom: BoardGeometry) -> CubeReading:
         m = self._m["cube"]

@@ -26,7 +26,7 @@ def test_shipped_model_reads_real_dice():
     and called 62.8 % of these flat dice cocked."""
     f = dice_figures(Readers(threads=1), load_split(RUNE55, "test"), 10_000, DIE_PX)
     assert f["dice"] > 3000
-    assert f["values_right"] >= 0.75, f  # 0.813 measured; the issue's target is 0.99
+    assert f["values_right"] >= 0.8, f  # 0.844 measured (eight views; 0.813 in one); the issue's target is 0.99
     assert f["called_not_a_die"] <= 0.02, f
     assert f["flat_called_cocked"] <= 0.01, f
 
@@ -111,3 +111,34 @@ def test_real_examples_labels(tmp_path):
             assert abs(centre - rim) > 25
         else:
             assert abs(grey[18:30, 18:30].mean() - rim) < 25
+
+
+def test_held_out_valid_and_its_copies_are_left_out(tmp_path):
+    """Trained on train alone, valid is the split settings are chosen on: its copies in train go too."""
+    rng = np.random.default_rng(4)
+    valid = [_die_photo(rng, 2) for _ in range(2)]
+    others = [_die_photo(rng, 2) for _ in range(2)]
+    _write_set(tmp_path, "valid", valid)
+    _write_set(tmp_path, "train", others + [(cv2.flip(valid[0][0], 0), valid[0][1])])
+    kept, info = training_photos(tmp_path, splits=("train",))
+    assert len(kept) == 2 and info["copies_left_out"] == 1 and info["splits"] == ["train"]
+    kept, info = training_photos(tmp_path, splits=("train", "valid"))
+    assert len(kept) == 5 and info["copies_left_out"] == 0
+
+
+@pytest.mark.skipif(not (MODELS / "dice.onnx").exists(), reason="no shipped dice weights")
+def test_dice_read_the_same_turned_by_quarter_turns():
+    """The classifier averages the values of the quarter turns and mirror images of each crop: a crop, its
+    turns and its mirror read the same values; whether it is a die and the extras (cocked, on a checker,
+    the offset) are the unturned crop's."""
+    rng = np.random.default_rng(6)
+    img, rows = _die_photo(rng, 1)
+    _, x, y, s = rows[0]
+    crop = box_crop(img, x * 320, y * 320, s * 320)
+    r = Readers(threads=1)
+    turned = np.stack([np.rot90(crop, k) for k in range(4)] + [crop[:, ::-1]])
+    p, aux = r.classify_dice(turned)
+    values = p[:, 1:] / p[:, 1:].sum(1, keepdims=True)
+    assert np.allclose(values, values[0], atol=1e-5) and np.allclose(p.sum(1), 1.0, atol=1e-5)
+    one_p, one_aux = r.classify_dice(crop[None], turns=1)
+    assert np.allclose(p[0, 0], one_p[0, 0], atol=1e-5) and np.allclose(aux[0], one_aux[0], atol=1e-5)

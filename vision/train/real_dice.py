@@ -83,13 +83,15 @@ def near_copies(train: list[Photo], test: list[Photo], bits: int = COPY_HASH_BIT
 
 
 def training_photos(root: Path, splits=("train", "valid")) -> tuple[list[Photo], dict]:
-    """The train and valid photos less copies of test photos, and what was left out."""
+    """The photos of ``splits`` less copies of photos of the splits not trained on (test, and valid when it is
+    kept to choose settings on: a copy trained on would make it no check), and what was left out."""
     photos = [ph for s in splits for ph in load_split(root, s)]
-    test = load_split(root, "test")
-    copies = near_copies(photos, test) if test else np.zeros(len(photos), bool)
+    held = [ph for s in ("train", "valid", "test") if s not in splits for ph in load_split(root, s)]
+    copies = near_copies(photos, held) if held else np.zeros(len(photos), bool)
     kept = [ph for ph, c in zip(photos, copies) if not c]
-    info = {"photos": len(photos), "copies_left_out": int(copies.sum()), "photos_used": len(kept),
-            "dice_used": int(sum(len(ph.boxes) for ph in kept)), "test_photos": len(test)}
+    info = {"splits": list(splits), "photos": len(photos), "copies_left_out": int(copies.sum()),
+            "photos_used": len(kept), "dice_used": int(sum(len(ph.boxes) for ph in kept)),
+            "test_photos": len(load_split(root, "test"))}
     return kept, info
 
 
@@ -141,7 +143,7 @@ def _degrade(crop: np.ndarray, rng: np.random.Generator, die_px: float) -> np.nd
 
 
 def photo_examples(ph: Photo, rng: np.random.Generator, copies: int = 2, negatives: int = 2,
-                   jitter: float = 2.5) -> dict[str, list]:
+                   jitter: float = 2.5, die_px_range=DIE_PX_RANGE) -> dict[str, list]:
     """Labelled dice classifier examples (die_x, die_y, die_aux as `readers_data.examples`) of one photo."""
     img = cv2.imread(str(ph.path))
     h, w = img.shape[:2]
@@ -150,7 +152,7 @@ def photo_examples(ph: Photo, rng: np.random.Generator, copies: int = 2, negativ
     sides = np.maximum(ph.boxes[:, 3] * w, ph.boxes[:, 4] * h)
     for (cls, *_), (cx, cy), side in zip(ph.boxes, cs, sides):
         for _ in range(copies):
-            die_px = float(rng.uniform(*DIE_PX_RANGE))
+            die_px = float(rng.uniform(*die_px_range))
             off = np.clip(rng.normal(0, jitter, 2), -8, 8)
             persp = rng.normal(0, 1.5, (4, 2)) if rng.random() < 0.7 else np.zeros((4, 2))
             crop = _warp_crop(img, cx, cy, side, die_px, float(rng.uniform(0, 360)), persp, tuple(off))
@@ -162,7 +164,7 @@ def photo_examples(ph: Photo, rng: np.random.Generator, copies: int = 2, negativ
     n, tries = 0, 0
     while n < negatives and tries < 30:
         tries += 1
-        die_px = float(rng.uniform(*DIE_PX_RANGE))
+        die_px = float(rng.uniform(*die_px_range))
         half = side * DIE_CROP / die_px / 2
         if 2 * half >= min(w, h):
             break
@@ -179,20 +181,21 @@ def photo_examples(ph: Photo, rng: np.random.Generator, copies: int = 2, negativ
     return out
 
 
-def real_dice_examples(root: Path, seed: int, copies: int = 2, negatives: int = 2, log=print) -> tuple[dict, dict]:
+def real_dice_examples(root: Path, seed: int, copies: int = 2, negatives: int = 2, splits=("train", "valid"),
+                       die_px_range=DIE_PX_RANGE, log=print) -> tuple[dict, dict]:
     """All the real examples (stacked arrays) and a summary of the data for the model card."""
-    photos, info = training_photos(Path(root))
+    photos, info = training_photos(Path(root), tuple(splits))
     rng = np.random.default_rng([seed, 55])
     acc: dict[str, list] = {"die_x": [], "die_y": [], "die_aux": []}
     for i, ph in enumerate(photos):
-        for k, v in photo_examples(ph, rng, copies, negatives).items():
+        for k, v in photo_examples(ph, rng, copies, negatives, die_px_range=die_px_range).items():
             acc[k].extend(v)
         if i % 1000 == 0:
             log(f"real dice: {i}/{len(photos)} photos cut")
     out = {"die_x": np.stack(acc["die_x"]), "die_y": np.array(acc["die_y"], np.int64),
            "die_aux": np.array(acc["die_aux"], np.float32)}
     info.update({"examples": len(out["die_y"]), "negatives": int((out["die_y"] == 0).sum()),
-                 "copies_per_die": copies, "die_px": list(DIE_PX_RANGE)})
+                 "copies_per_die": copies, "die_px": list(die_px_range)})
     return out, info
 
 
