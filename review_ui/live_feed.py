@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ from .board_svg import board_svg, view_flips
 from .models import Board, Event
 from .review_models import Transcript
 from .services import utcnow
+
+log = logging.getLogger("bgscribe.live")
 
 MATCH_CHECK_S = 5.0  # how often a board's current match is looked up again
 LOOK_EVERY_S = 1.0  # a board whose reads only add to the settle it shows is decoded again at most this often
@@ -190,17 +193,27 @@ class LiveBoard:
             new = [o for o in observations if self.last_obs is None or o.t > self.last_obs]
             if new:
                 self.last_obs = new[-1].t
-            if self.decoder is not None and new:
-                self.decoder.add(new)
-            b = self.decoder.builder if self.decoder else None
-            look = (self.match.id if self.match else None, len(b.out), b.open, b.out[-1].reads if b.out else 0) \
-                if b is not None else None
-            if look != self.look and (self.look is None or look[:3] != self.look[:3]
-                                      or now - self.looked_at >= LOOK_EVERY_S):
-                self.look, self.looked_at = look, now
-                self.view = self.decoder.view() if self.decoder is not None else None
+            try:
+                if self.decoder is not None and new:
+                    self.decoder.add(new)
+                b = self.decoder.builder if self.decoder else None
+                look = (self.match.id if self.match else None, len(b.out), b.open, b.out[-1].reads if b.out else 0) \
+                    if b is not None else None
+                if look != self.look and (self.look is None or look[:3] != self.look[:3]
+                                          or now - self.looked_at >= LOOK_EVERY_S):
+                    self.look, self.looked_at = look, now
+                    self.view = self.decoder.view() if self.decoder is not None else None
+                    self._publish(now)
+                    was_live = True
+            except Exception:  # noqa: BLE001 - the live view is extra: never refuse the agent's post for it
+                # (a post refused would be sent again and again; the decoder starts afresh from the next settles)
+                log.exception("board %d: live decoding failed; starting it afresh", self.number)
+                m = self.match
+                self.decoder = LiveDecoder(m.players, m.length, match_rules(m.profile, m.length)) if m else None
+                self.view, self.look = None, None
                 self._publish(now)
-            elif not was_live:
+                was_live = True
+            if not was_live:
                 self._publish(now)  # (heard from again: live)
             cut = bool(self.state.get("match_over")) and self.match is not None and self.cut_sent != self.match.id
             if cut:

@@ -293,3 +293,23 @@ def test_the_viewer_token_is_kept_out_of_the_access_log(server):
     for f in logging.getLogger("uvicorn.access").filters:  # (the server installed its filter)
         f.filter(record)
     assert "s3cret" not in record.getMessage() and "token=REDACTED&x=1" in record.getMessage()
+
+
+@sqlite_only
+def test_observations_the_decoder_cannot_use_do_not_stop_the_board(server, one_game, caplog):
+    """Well-formed lines that break the live decoder (a read of 3 slots, not 27): the post is still taken (refused,
+    the agent would send it again for ever), the decoder starts afresh, and the board goes on being followed."""
+    obs, players, _ = one_game
+    _match(server, players)
+    t0 = time.time() - obs[-1].t - 1
+    with server.client() as c:
+        assert post(c, _lines(obs[:100], t0)).status_code == 200
+        odd = json.loads(next(o for o in obs[100:] if o.slots is not None).to_json())
+        odd["t"], odd["slots"] = round(t0 + odd["t"], 3), odd["slots"][:3]
+        r = post(c, (json.dumps(odd) + "\n").encode())
+        assert r.status_code == 200, r.text
+        assert "live decoding failed; starting it afresh" in caplog.text
+        for k in range(100, len(obs), 50):
+            assert post(c, _lines(obs[k:k + 50], t0)).status_code == 200
+        st = c.get("/api/v1/live/boards/7/state").json()
+    assert st["phase"] == "game_over" and len(st["actions"]) > 5
