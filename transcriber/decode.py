@@ -242,7 +242,7 @@ class Decoder:
             self.own_trays(s)
         segs = cut_segments(ss)
         record = MatchRecord(players=self.players, length=self.length, profile=self.profile)
-        games = self._split_games(segs)
+        games = self.split_games(segs)
         score = [0, 0]
         for number, game_segs in enumerate(games, start=1):
             game = self.new_game(number, score)
@@ -250,6 +250,10 @@ class Decoder:
             record.games.append(game)
             score = self.score_after(game, score)
         return DecodeResult(record, self.seating, self.flags, len(ss), len(segs))
+
+    def forget(self) -> None:
+        """Drop what was scored for segments (kept by their ids): the live decoder cuts new ones at each call."""
+        self._memo.clear()
 
     def begin(self, first: Settle) -> None:
         """Which way the colours play, from the first settled board (the opening position)."""
@@ -286,7 +290,7 @@ class Decoder:
 
     # ------------------------------------------------------------------ games
 
-    def _split_games(self, segs: list[Segment]) -> list[list[Segment]]:
+    def split_games(self, segs: list[Segment]) -> list[list[Segment]]:
         """A game starts where the board shows the opening position again after play (whatever the dice
         show: a position that returns to the opening in play does not happen, opening dice misread do), or,
         where the opening was never seen, one opening play away from it after play deep into a game."""
@@ -953,12 +957,12 @@ def _opening_dice(settle: Settle) -> bool:
 def decode(observations, players: tuple[str, str] = ("Light", "Dark"), length: int = 7,
            profile: RulesProfile | None = None, p0_light: bool = True) -> DecodeResult:
     result = Decoder(players, length, profile, p0_light).decode(observations)
-    _insert_takes(result.record)
+    insert_takes(result.record)
     collect_flags(result)
     return result
 
 
-def _insert_takes(record: MatchRecord) -> None:
+def insert_takes(record: MatchRecord) -> None:
     """A double followed by more play was taken by the player it was offered to."""
     for g in record.games:
         out = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .decode import NEXT_SETTLES, Decoder, DecodeResult, GameState, _insert_takes, collect_flags, cut_segments
+from .decode import NEXT_SETTLES, Decoder, DecodeResult, GameState, collect_flags, cut_segments, insert_takes
 from .moves import legal_plays
 from .physical import Seating
 from .position import Position
@@ -98,9 +98,9 @@ class LiveDecoder:
         for s in out[self.closed:closed]:
             d.own_trays(s)
         self.closed = closed
-        d._memo.clear()  # (keyed by segments' ids: cut again at each call)
+        d.forget()
         while True:
-            games = d._split_games(cut_segments(out[self.game_from:closed]))
+            games = d.split_games(cut_segments(out[self.game_from:closed]))
             if len(games) < 2:
                 break
             self._close_game(games[0])  # the board shows the next game begun
@@ -140,11 +140,11 @@ class LiveDecoder:
             return LiveView(t=self.t)
         # (stepping makes new histories and never changes the ones it is given: a copy of the list will do)
         gs = GameState(list(self.gs.beam), self.gs.k, self.gs.done)
-        d._memo.clear()
-        games = d._split_games(cut_segments(self._tail()))
+        d.forget()
+        games = d.split_games(cut_segments(self._tail()))
         if games:
             d.advance(gs, d.rolls(games[0]), final=True)
-        d._memo.clear()
+        d.forget()
         best = gs.beam[0]
         acts = [a for a, _ in best.actions]
         provs = [p for _, p in best.actions]
@@ -196,12 +196,12 @@ class LiveDecoder:
         d = self.decoder
         if self.gs is None:
             raise ValueError("no quiet frame was read: nothing to decode (is the board in view?)")
-        games = d._split_games(cut_segments(self.builder.out[self.game_from:self.closed]))
+        games = d.split_games(cut_segments(self.builder.out[self.game_from:self.closed]))
         if games:
             self._close_game(games[0])
         record = MatchRecord(players=d.players, length=d.length, profile=d.profile, games=list(self.games))
         result = DecodeResult(record, d.seating, d.flags, len(self.builder.out), 0)
-        _insert_takes(result.record)
+        insert_takes(result.record)
         collect_flags(result)
         return result
 
@@ -216,7 +216,7 @@ def _live_action(a, prov) -> LiveAction:
 
 def _with_takes(actions: list[LiveAction], playing: bool) -> list[LiveAction]:
     """A double followed by more play (a throw being played included) was taken, as the record says
-    (`decode._insert_takes`)."""
+    (`decode.insert_takes`)."""
     out = []
     for k, a in enumerate(actions):
         out.append(a)
