@@ -22,6 +22,7 @@ from ..auth import SESSION_COOKIE, DirectorDep, session_from_cookie
 from ..models import Board, Event
 from ..services import hash_token
 from .deps import SessionDep, bearer
+from .setup import _event
 
 router = APIRouter(tags=["live"])
 
@@ -151,13 +152,6 @@ async def get_hall_feed(request: Request):
 
 class LiveSwitch(BaseModel):
     public: bool
-
-
-def _event(session, event_id: int) -> Event:
-    ev = session.get(Event, event_id)
-    if ev is None:
-        raise HTTPException(404, f"no event {event_id}")
-    return ev
 
 
 @router.put("/api/v1/events/{event_id}/live")

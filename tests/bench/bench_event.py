@@ -198,6 +198,18 @@ def _running_job_of(db, pid: int):
                                                    PipelineJob.worker.like(f"%:{pid}"))).first()
 
 
+def stop_all(procs: list[subprocess.Popen]) -> None:
+    """SIGTERM to each process group still running, then SIGKILL to any not gone within 30 s."""
+    for p in procs:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+
+
 def run(args) -> dict:
     import httpx
 
@@ -285,14 +297,7 @@ def run(args) -> dict:
             out["wall_s"] = round(wall, 1)
             db.dispose()
         finally:
-            for p in procs:
-                if p.poll() is None:
-                    os.killpg(p.pid, signal.SIGTERM)
-            for p in procs:
-                try:
-                    p.wait(30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(p.pid, signal.SIGKILL)
+            stop_all(procs)
     if args.keep:
         shutil.copytree(tmp, args.keep, dirs_exist_ok=True)
     shutil.rmtree(tmp, ignore_errors=True)

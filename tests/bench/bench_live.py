@@ -44,7 +44,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.bench_event import CACHE, TICK, ReplayAgent, _settled, _wait_http, footage, pct  # noqa: E402
+from tests.bench.bench_event import (  # noqa: E402
+    CACHE,
+    TICK,
+    ReplayAgent,
+    _settled,
+    _wait_http,
+    cpu_seconds,
+    footage,
+    pct,
+    stop_all,
+)
 from tests.capture.helpers import free_port  # noqa: E402
 
 LIVE_FPS = 5.0
@@ -57,14 +67,6 @@ def own_cpu(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(f[11]) + int(f[12])) / TICK
-
-
-def tree_cpu(pid: int) -> float:
-    try:
-        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return sum(int(x) for x in f[11:15]) / TICK
 
 
 def raw_frames(video: Path, seconds: float) -> Path:
@@ -303,7 +305,7 @@ def run(args) -> dict:
                 text=True, start_new_session=True))
         procs += agents
         time.sleep(max(0.0, t0 - time.time()))
-        c_server, c_tree = own_cpu(server.pid), tree_cpu(server.pid)
+        c_server, c_tree = own_cpu(server.pid), cpu_seconds(server.pid)
         c_view = own_cpu(viewers.pid)
         wall0 = time.time()
         reports = []
@@ -312,7 +314,7 @@ def run(args) -> dict:
             reports.append(json.loads(got.strip().splitlines()[-1]) if got.strip() else {"error": "no report"})
         wall = time.time() - wall0
         out["cpu_server_own_core_share"] = round((own_cpu(server.pid) - c_server) / wall, 3)
-        out["cpu_server_children_core_share"] = round((tree_cpu(server.pid) - c_tree - own_cpu(server.pid)
+        out["cpu_server_children_core_share"] = round((cpu_seconds(server.pid) - c_tree - own_cpu(server.pid)
                                                        + c_server) / wall, 3)
         out["cpu_viewers_core_share"] = round((own_cpu(viewers.pid) - c_view) / wall, 3)
         out["agents"] = {"observed": sum(r.get("observed", 0) for r in reports),
@@ -339,14 +341,7 @@ def run(args) -> dict:
         out["wall_s"] = round(wall, 1)
         db.dispose()
     finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
+        stop_all(procs)
         live_video.unlink(missing_ok=True)
         live_video.with_suffix(".bgr.json").unlink(missing_ok=True)
     if args.keep:

@@ -169,3 +169,19 @@ def s3_server(tmp_path_factory):
     srv.start()
     yield srv
     srv.stop()
+
+
+@pytest.fixture
+def live(settings):
+    """The real server on 127.0.0.1 (tests/review_ui/live_server.py) with board 7 of an event and the review
+    helpers' accounts."""
+    from .live_server import LiveServer
+    from .review_helpers import add_users
+
+    with LiveServer(settings) as srv:
+        with srv.state.db.session() as s:
+            ev = create_event(s, "EPC Leg 3")
+            register_board(s, 7, TOKEN, ev)
+            s.commit()
+        add_users(srv.state)
+        yield srv

@@ -22,8 +22,7 @@ from vision.synth.observe_sim import observations_from_truth
 
 from ..transcriber.streams import render_clean
 from .conftest import TOKEN, auth
-from .live_server import LiveServer
-from .review_helpers import add_users, login
+from .review_helpers import login
 
 
 @pytest.fixture(scope="module")
@@ -42,16 +41,9 @@ def one_game(tmp_path_factory):
 
 
 @pytest.fixture
-def server(settings):
-    with LiveServer(settings) as srv:
-        with srv.state.db.session() as s:
-            from review_ui.services import create_event, register_board
-
-            ev = create_event(s, "EPC Leg 3")
-            register_board(s, 7, TOKEN, ev)
-            s.commit()
-        add_users(srv.state)
-        yield srv
+def server(live):
+    """(tests/review_ui/conftest.py's server, by this module's name for it)"""
+    return live
 
 
 def _match(srv, players, length=1, public=True) -> int:

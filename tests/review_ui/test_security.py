@@ -29,17 +29,6 @@ from .test_ingest import BASE, make_segment
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def live(settings):
-    with LiveServer(settings) as srv:
-        with srv.state.db.session() as s:
-            ev = create_event(s, "EPC Leg 3")
-            register_board(s, 7, TOKEN, ev)
-            s.commit()
-        add_users(srv.state)
-        yield srv
-
-
 def _audit(srv) -> list[tuple[str, str, str]]:
     with srv.state.db.session() as s:
         return [(a.username, a.action, a.target) for a in s.query(AuditLog).order_by(AuditLog.id)]
