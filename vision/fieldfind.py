@@ -15,14 +15,21 @@ each point a triangle whose two sides are straight edges. `find_field`
    points' sides, less the same half a point aside, over the field's mean gradient. A picture of
    anything else scores near 0;
 3. puts the best one's sides on the board's straight edges nearby (`vision.fieldsnap`), where the
-   points' edges agree, and fits the bar's width and the points' length.
+   points' edges agree, and fits the bar's width and the points' length;
+4. asks the points for a second opinion (`vision.pointfit`: each quarter's six points fitted on their
+   own in a rectified view): where the field they give lies a point or more from the outline, one of
+   the two has the board's structure wrong, and the field is not sure.
 
 Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse
 on the real pictures: the score's optimum is the points' layout, which on real boards sits a margin
 away from the field's rim (points inset from the frame, a bar wider than the layout's), while the
 region outlines and lines follow the rim. Known limits, measured by tests/bench/bench_real.py (33 of
 134 real pictures within 1.5 %, 103 within 5 %): where no outline nor pair of lines gives the field, the
-best candidate is a near miss (a tray or the frame taken in at one end, a point aside), reported sure.
+best candidate is a near miss (a tray or the frame taken in at one end, a point aside). The points'
+second opinion makes those not sure (10 near misses of 72 labelled pictures were rated sure without it,
+none with it), at a price: some fields found within 2-5 % are not sure either, and wait for a person to
+confirm them (check-camera, the board's card). The points' fit is no more precise than the outline's
+lines on these pictures (19 against 25 of 72 within 1.5 %), so it judges and does not place.
 
 Everything here runs on a copy of the picture about 640 px wide; corners come back in the
 picture's own pixels.
@@ -39,6 +46,7 @@ import numpy as np
 from .fieldlines import line_quads
 from .fieldsnap import snap
 from .pointedges import BARS, SHAPES, Edges
+from .pointfit import fit
 
 WORK_W = 640  # px: the long side of the working copy
 MIN_AREA = 0.08  # a field covers at least this share of the picture (a board camera's fills most of it)
@@ -54,6 +62,7 @@ class FieldFit:
     point_len: float  # a point's length, share of the field's height
     score: float = 0.0  # the raw points' edge score (`vision.pointedges.Edges.score`)
     turned: bool = False  # the bar runs across the picture (the rows are up and down)
+    points_off: float = 0.0  # how far the points' own fit of the field lies from it, point widths (`points_disagree`)
 
     @property
     def found(self) -> bool:
@@ -272,8 +281,26 @@ def find_field(picture: np.ndarray) -> FieldFit:
         q, _ = snap(q, lambda t: edges.score(t)[0], (edges.gx, edges.gy))
     sc, shape = edges.score(q, SHAPES)
     shape, sc = _refine_shape(edges, q, shape)
-    return FieldFit(corners=q / s, quality=_quality(sc), bar_frac=shape[0], point_len=shape[1], score=sc,
-                    turned=bool(r))
+    off = points_disagree(img, q, shape)
+    return FieldFit(corners=q / s, quality=min(_quality(sc), _agreement(off)), bar_frac=shape[0],
+                    point_len=shape[1], score=sc, turned=bool(r), points_off=off)
+
+
+def points_disagree(img: np.ndarray, q: np.ndarray, shape: tuple[float, float, float]) -> float:
+    """How far the field the board's points give (`vision.pointfit`, from ``q`` and its shape) lies from
+    ``q``: its farthest corner, in point widths. The outline and the points are two opinions of the field
+    from different evidence; where they differ by a whole point, one has the board's structure wrong (a
+    tray or a frame taken in, a point aside), and the field is not sure."""
+    pf = fit(img, q, *shape)
+    bar, _, margin = shape
+    along = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
+    width = along * (1 - bar - 2 * margin) / 12
+    return float(np.linalg.norm(pf.corners - q, axis=1).max() / max(width, 1.0))
+
+
+def _agreement(off: float) -> float:
+    """The points' opinion as a quality: sure (1) within half a point of the outline, 0.5 a point away."""
+    return float(np.clip(1.5 - off, 0.0, 1.0))
 
 
 def _quality(score: float) -> float:

@@ -15,8 +15,9 @@ import pytest
 
 from tests.bench.bench_real import DEFAULT_REAL, LABELS, corner_error, point_figures
 from tests.cli.test_cli import bgscribe
-from vision.fieldfind import find_field, working_copy
+from vision.fieldfind import _agreement, find_field, points_disagree, working_copy
 from vision.pointedges import SHAPES, Edges
+from vision.pointfit import fit as points_fit
 from vision.still import load_picture, parse_field, read_picture, to_json
 from vision.synth.rig import Rig
 from vision.synth.stills import random_positions, random_scene
@@ -78,6 +79,39 @@ def test_edge_score_guards_against_wrong_fields(boards):
         # half a point aside, an end margin and a wider bar make up part of the shift (0.74 when written):
         # the rim's straight edges, not the score, put the field's sides in place (vision.fieldsnap)
         assert bad < (0.8 if name.startswith("shifted") else 0.5) * good, (name, bad, good)
+
+
+def _shape(rig) -> tuple[float, float, float]:
+    """The rendered board's (bar, point length, end margin), as shares of its field."""
+    return (*rig.geom.field_shape(), 0.0)
+
+
+def test_points_fit_puts_a_rough_field_on_its_points(boards):
+    """An outline some way off (a third of a point aside, a little short at one end, the rim a little in):
+    the points' own fit puts every corner within 1.5 % of the field's diagonal."""
+    for frame, truth, rig, _ in boards:
+        small, s = working_copy(frame)
+        q = truth * s
+        along, across = q[1] - q[0], q[3] - q[0]
+        rough = q + along / 39 + np.array([[0, 0], [-1, 0], [-1, 0], [0, 0]]) * along / 60 + across / 80
+        pf = points_fit(small, rough, *_shape(rig))
+        assert corner_error(pf.corners / s, truth) < 0.015, corner_error(pf.corners / s, truth)
+        assert pf.score > 0.5, [q_.score for q_ in pf.quarters]
+
+
+def test_an_outline_a_point_off_is_not_sure(boards):
+    """The wrong-board guard beside the edge score: an outline that takes a tray in at one end (a point and a
+    half too long), which the points' edges alone rate nearly as well as the field, is a point and more from
+    where the points put the field, and so not sure; the true field is within half a point."""
+    for frame, truth, rig, _ in boards:
+        small, s = working_copy(frame)
+        q = truth * s
+        shape = _shape(rig)
+        assert points_disagree(small, q, shape) < 0.5
+        along = (q[1] - q[0]) / 13
+        tray = q + np.array([[0, 0], [1, 0], [1, 0], [0, 0]]) * along * 1.5
+        off = points_disagree(small, tray, shape)
+        assert off > 1.0 and _agreement(off) < 0.5, off
 
 
 def test_no_board_is_not_found():

@@ -1,0 +1,274 @@
+"""Put a rough playing field's corners where the board's own points say they are.
+
+A candidate outline (`vision.fieldfind`) is often a little off: a frame's outer edge taken for the
+rim, a tray taken in at one end. What fixes the field precisely is the points themselves. Each
+quarter of the field is six triangles of one width side by side, from one end of the quarter to the
+other, their bases on the rim: the sides of neighbouring points meet on the rim, and the outer sides
+of the first and last points end at the quarter's ends. `fit` rectifies the picture around the rough
+field and fits, for each quarter on its own, its two ends along the row, the rim's place and the
+points' length, by the picture's gradient across the twelve sides less the same half a point aside
+(a comb fit, coarse to fine on a blurred gradient, so that a start some pixels off still climbs).
+A comb fits as well one whole point aside where one point lies off the board, so both neighbours of
+the fit are tried too. The field's corners are the outer quarters' ends on their rims, mapped back.
+
+The four quarters' fits also say how sure the field is: each quarter of a real field shows its six
+points; a wrong outline (a tray, a picture of something else) leaves at least one quarter without.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .pointedges import colour_gradient
+
+RECT_W = 480  # px: the field's width along the rows in the rectified view
+PAD = 0.12  # the rectified view reaches this share of the field's width beyond each side
+SAMPLES = 20  # samples along each point's side
+LEVELS = ((5.0, 4.0), (2.5, 2.0), (1.2, 1.0), (0.8, 0.5))  # (blur sigma, step) px, coarse to fine
+ITERS = 25  # pattern-search moves per level, at most
+QUARTERS = ("TL", "TR", "BR", "BL")
+
+
+@dataclass
+class QuarterFit:
+    a: float  # the quarter's ends along the row, rectified px
+    b: float
+    rim: float  # the rim (the points' bases), rectified y
+    tip: float  # the points' tips, rectified y
+    score: float  # the gradient across the sides less the null's, over the quarter's mean gradient
+
+
+@dataclass
+class PointFit:
+    corners: np.ndarray  # (4, 2) TL, TR, BR, BL in the picture given to `fit`
+    quarters: tuple[QuarterFit, ...]  # TL, TR, BR, BL
+    bar_frac: float  # the bar's share of the field's width
+    point_len: float  # a point's length, share of the field's height
+
+    @property
+    def score(self) -> float:
+        """The weakest quarter's: every quarter of a board's field shows its points."""
+        return min(q.score for q in self.quarters)
+
+
+class _View:
+    """The picture rectified around a rough field, and its blurred gradients."""
+
+    def __init__(self, img: np.ndarray, quad: np.ndarray):
+        along = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])) / 2
+        across = (np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])) / 2
+        self.w = RECT_W
+        self.h = int(round(RECT_W * across / max(along, 1.0)))
+        self.pad = int(round(PAD * RECT_W))
+        p = self.pad
+        dst = np.float32([[p, p], [p + self.w, p], [p + self.w, p + self.h], [p, p + self.h]])
+        self.H = cv2.getPerspectiveTransform(dst, np.float32(quad))  # rectified -> picture
+        size = (self.w + 2 * p, self.h + 2 * p)
+        rect = cv2.warpPerspective(img, self.H, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        gx, gy = colour_gradient(rect)
+        self.ax, self.ay = np.abs(gx), np.abs(gy)
+        self._blurred: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+        self.mean = float(np.mean(np.hypot(gx, gy)[p:p + self.h, p:p + self.w])) + 1.0
+
+    def grads(self, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+        if sigma not in self._blurred:
+            self._blurred[sigma] = (cv2.GaussianBlur(self.ax, (0, 0), sigma), cv2.GaussianBlur(self.ay, (0, 0), sigma))
+        return self._blurred[sigma]
+
+    def to_picture(self, pts: np.ndarray) -> np.ndarray:
+        return cv2.perspectiveTransform(np.float32(pts).reshape(1, -1, 2), self.H)[0].astype(np.float64)
+
+
+_T = ((np.arange(SAMPLES) + 0.5) / SAMPLES)[None, None, :, None]
+_K = np.arange(6)
+
+
+def _sides(params: np.ndarray, shift: float) -> np.ndarray:
+    """(C, 4) quarters (a, b, rim, tip) -> (C, 12, 2, 2): each point's two sides, base then tip, with the
+    layout moved ``shift`` points along the row (0.5: the null)."""
+    a, b, rim, tip = (params[:, i, None] for i in range(4))
+    w = (b - a) / 6
+    left = a + (_K + shift) * w
+    mid = left + w / 2
+    right = left + w
+    base_l = np.stack([left, np.broadcast_to(rim, left.shape)], -1)
+    base_r = np.stack([right, np.broadcast_to(rim, left.shape)], -1)
+    apex = np.stack([mid, np.broadcast_to(tip, left.shape)], -1)
+    s1 = np.stack([base_l, apex], -2)
+    s2 = np.stack([base_r, apex], -2)
+    return np.concatenate([s1, s2], 1)  # (C, 12, 2, 2)
+
+
+def _across(view: _View, sigma: float, sides: np.ndarray) -> np.ndarray:
+    """Mean gradient across each side: (C, 12, 2, 2) -> (C, 12)."""
+    gx, gy = view.grads(sigma)
+    d = sides[:, :, 1] - sides[:, :, 0]  # (C, 12, 2)
+    n = np.abs(np.stack([d[..., 1], -d[..., 0]], -1)) / (np.hypot(d[..., 0], d[..., 1])[..., None] + 1e-9)
+    pts = sides[:, :, None, 0] + _T * d[:, :, None]  # (C, 12, S, 2)
+    c = pts.shape[0]
+    m = pts.reshape(c * 12, SAMPLES, 2).astype(np.float32)
+    sx = cv2.remap(gx, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    sy = cv2.remap(gy, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    v = (sx * n.reshape(c * 12, 1, 2)[..., 0] + sy * n.reshape(c * 12, 1, 2)[..., 1]).mean(1)
+    return v.reshape(c, 12)
+
+
+def _score(view: _View, sigma: float, params: np.ndarray) -> np.ndarray:
+    """(C, 4) -> (C,): per point the layout's sides less the null's, the mean over the six points."""
+    on = _across(view, sigma, _sides(params, 0.0))
+    off = _across(view, sigma, _sides(params, 0.5))
+    d = (on - off).reshape(-1, 2, 6).mean(1)  # (C, 6) per point
+    return d.mean(1) / view.mean
+
+
+_MOVES = np.concatenate([np.eye(4), -np.eye(4)])
+
+
+def _climb(view: _View, p: np.ndarray, levels=LEVELS) -> tuple[np.ndarray, float]:
+    """Pattern search on one quarter's (a, b, rim, tip), coarse to fine."""
+    p = np.asarray(p, np.float64)
+    for sigma, step in levels:
+        best = float(_score(view, sigma, p[None])[0])
+        for _ in range(ITERS):
+            cand = p[None] + step * _MOVES
+            sc = _score(view, sigma, cand)
+            k = int(np.argmax(sc))
+            if sc[k] <= best:
+                break
+            p, best = cand[k], float(sc[k])
+    return p, best
+
+
+def _points(view: _View, sigma: float, params: np.ndarray) -> np.ndarray:
+    """(C, 4) -> (C, 6): each point's sides less the null's, over the view's mean gradient."""
+    on = _across(view, sigma, _sides(params, 0.0))
+    off = _across(view, sigma, _sides(params, 0.5))
+    return (on - off).reshape(-1, 2, 6).mean(1) / view.mean
+
+
+def _end_line(view: _View, sigma: float, top: np.ndarray, bottom: np.ndarray, which: int) -> float:
+    """The gradient along a half's end (``which`` 0: the quarters' a, 1: their b) between the points'
+    tips, where no point is: a field's end is the frame's or the bar's edge, all across the field."""
+    gx, _ = view.grads(sigma)
+    x0, x1 = top[which], bottom[which]
+    y0, y1 = top[3], bottom[3]
+    t = np.linspace(0.1, 0.9, 40)
+    xs = (x0 + (x1 - x0) * (t * (y1 - y0) + y0 - top[2]) / max(bottom[2] - top[2], 1.0)).astype(np.float32)
+    ys = (y0 + (y1 - y0) * t).astype(np.float32)
+    v = cv2.remap(gx, xs[None], ys[None], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)[0]
+    return float(np.median(v)) / view.mean
+
+
+def _fit_half(view: _View, top: np.ndarray, bottom: np.ndarray) -> tuple[QuarterFit, QuarterFit]:
+    """One half's two quarters (facing rows), each climbed on its own. A comb fits as well a whole point
+    aside (a point on the frame or the bar, one of its own under a stack of checkers): the half's two
+    rows are moved together a point either way, and the choice is the rows' points together (a stack
+    covers a point in one row, rarely in both) and the half's two ends, straight edges across the field."""
+    fine = LEVELS[-1][0]
+    top, _ = _climb(view, top)
+    bottom, _ = _climb(view, bottom)
+    best = None
+    for j in (0, -1, 1):
+        if j:
+            wt, wb = (top[1] - top[0]) / 6, (bottom[1] - bottom[0]) / 6
+            t = _climb(view, top + np.array([j * wt, j * wt, 0, 0]), LEVELS[2:])[0]
+            b = _climb(view, bottom + np.array([j * wb, j * wb, 0, 0]), LEVELS[2:])[0]
+        else:
+            t, b = top, bottom
+        pts = _points(view, fine, np.array([t, b]))  # (2, 6)
+        ends = _end_line(view, 1.5, t, b, 0) + _end_line(view, 1.5, t, b, 1)
+        rate = float(np.max(pts, 0).mean() + pts.mean() + 0.5 * ends)
+        if best is None or rate > best[0]:
+            best = (rate, t, b, pts)
+    _, t, b, pts = best
+    return (QuarterFit(*map(float, t), float(pts[0].mean())), QuarterFit(*map(float, b), float(pts[1].mean())))
+
+
+INWARD, OUTWARD = 0.3, 0.5  # the rim and the ends are looked for this many point widths in and out of the points' fit
+TILT = 0.12  # point widths the two ends of an edge may differ from the comb's direction
+STRONG = 0.6  # of the lines this strong against the strongest, the innermost is the field's edge
+
+
+def _edge_line(g: np.ndarray, p0: np.ndarray, p1: np.ndarray, out: np.ndarray, w: float,
+               span: tuple[float, float] = (0.05, 0.95)) -> tuple[float, float]:
+    """The field's edge near the line p0-p1: the offsets (at p0, at p1, along the outward normal ``out``,
+    from `INWARD` point widths ``w`` in to `OUTWARD` out) of the innermost straight line nearly as strong
+    in ``g`` as the strongest there, over the ``span`` of it (each line's strength the mean of its strongest
+    three quarters: checkers and hands break parts). Innermost, not strongest: a frame's outer edge, or the
+    far side of a printed border, is often stronger than the field's own."""
+    offs = np.arange(-INWARD * w, OUTWARD * w + 0.25, 0.5)
+    t = np.linspace(*span, 48)[None, None, :, None]
+    o0, o1 = np.meshgrid(offs, offs, indexing="ij")
+    o0, o1 = o0[..., None, None], o1[..., None, None]
+    pts = (p0 + o0 * out) + t * ((p1 + o1 * out) - (p0 + o0 * out))  # (O, O, S, 2)
+    m = pts.reshape(-1, pts.shape[2], 2).astype(np.float32)
+    v = cv2.remap(g, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    k = v.shape[1] // 4
+    strength = np.sort(v, 1)[:, k:].mean(1).reshape(len(offs), len(offs))
+    mean_off = (offs[:, None] + offs[None, :]) / 2
+    # the comb gives the edge's direction: a line tilted far from it crosses edges rather than follows one
+    level = np.abs(offs[:, None] - offs[None, :]) <= max(2.0, TILT * w)
+    strength = np.where(level, strength, 0.0)
+    cand = np.where(strength >= STRONG * strength.max(), mean_off, np.inf)
+    # the innermost strong line, then the strongest of those within a pixel of it (the edge's own tilt)
+    near = cand <= cand.min() + 1.0
+    i, j = np.unravel_index(int(np.argmax(np.where(near, strength, -np.inf))), strength.shape)
+    return float(offs[i]), float(offs[j])
+
+
+def _snap_corners(view: _View, qs: dict) -> np.ndarray:
+    """The field's corners in the rectified view: the points' fit gives the ends along the rows (the comb
+    is precise there), but the rim poorly (the sides are steep: a rim far off moves them little), so each
+    row's rim is the innermost strong straight edge across the view near the fitted bases, and each end
+    the same along it between the rows' tips (the frame's inner edge: boards leave a margin beyond their
+    outermost points)."""
+    gx, gy = view.grads(0.8)
+    rows, cols = {}, {}
+    for row, (left, right), sign in (("T", ("TL", "TR"), -1.0), ("B", ("BL", "BR"), 1.0)):
+        l, r = qs[left], qs[right]
+        p0, p1 = np.array([l.a, l.rim]), np.array([r.b, r.rim])
+        out = np.array([0.0, sign])
+        d0, d1 = _edge_line(gy, p0, p1, out, (l.b - l.a) / 6)
+        rows[row] = np.array([p0 + d0 * out, p1 + d1 * out])
+    for side, (top, bottom, which), sign in (("L", ("TL", "BL", 0), -1.0), ("R", ("TR", "BR", 1), 1.0)):
+        t, b = qs[top], qs[bottom]
+        x0, x1 = (t.a, b.a) if which == 0 else (t.b, b.b)
+        p0, p1 = np.array([x0, t.rim]), np.array([x1, b.rim])
+        h = max(b.rim - t.rim, 1.0)
+        span = (min(max((t.tip - t.rim) / h, 0.0), 0.45), max(min((b.tip - t.rim) / h, 1.0), 0.55))
+        out = np.array([sign, 0.0])
+        d0, d1 = _edge_line(gx, p0, p1, out, (t.b - t.a) / 6, span)
+        cols[side] = np.array([p0 + d0 * out, p1 + d1 * out])
+    from .fieldsnap import _intersect
+    return np.array([_intersect(rows["T"], cols["L"]), _intersect(rows["T"], cols["R"]),
+                     _intersect(rows["B"], cols["R"]), _intersect(rows["B"], cols["L"])])
+
+
+def fit(img: np.ndarray, quad: np.ndarray, bar: float = 0.08, length: float = 0.42, margin: float = 0.0,
+        rounds: int = 2) -> PointFit:
+    """The field's corners fitted by its points, from a rough ``quad`` (TL, TR, BR, BL; the rows along side
+    TL-TR, the bar between its halves) and a rough shape (the bar's and the ends' share of the width, the
+    points' share of the height). Two rounds: the second rectifies around the first's corners."""
+    quad = np.asarray(quad, np.float64)
+    for _ in range(rounds):
+        view = _View(img, quad)
+        p, W, Hh = view.pad, view.w, view.h
+        xs = ((p + margin * W, p + (0.5 - bar / 2) * W), (p + (0.5 + bar / 2) * W, p + (1 - margin) * W))
+        rims = ((p, p + length * Hh), (p + Hh, p + Hh - length * Hh))
+        starts = {"TL": (*xs[0], *rims[0]), "TR": (*xs[1], *rims[0]),
+                  "BR": (*xs[1], *rims[1]), "BL": (*xs[0], *rims[1])}
+        qs = {}
+        qs["TL"], qs["BL"] = _fit_half(view, np.array(starts["TL"]), np.array(starts["BL"]))
+        qs["TR"], qs["BR"] = _fit_half(view, np.array(starts["TR"]), np.array(starts["BR"]))
+        rect = _snap_corners(view, qs)
+        quad = view.to_picture(rect)
+    width = ((qs["TR"].b - qs["TL"].a) + (qs["BR"].b - qs["BL"].a)) / 2
+    bar_w = ((qs["TR"].a - qs["TL"].b) + (qs["BR"].a - qs["BL"].b)) / 2
+    height = ((qs["BL"].rim - qs["TL"].rim) + (qs["BR"].rim - qs["TR"].rim)) / 2
+    lengths = [abs(q.tip - q.rim) for q in qs.values()]
+    return PointFit(quad, tuple(qs[k] for k in QUARTERS), float(max(bar_w, 0.0) / max(width, 1.0)),
+                    float(np.mean(lengths) / max(height, 1.0)))
