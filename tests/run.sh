@@ -8,4 +8,6 @@ python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip >/dev/null
 .venv/bin/pip install -q -e '.[dev]'
 .venv/bin/ruff check .
-.venv/bin/python -m pytest "$@"
+# Three workers, a test file each at a time (the files' module fixtures render footage once): on two cores
+# this halves the suite's time, most tests waiting on servers and subprocesses. BGSCRIBE_TEST_WORKERS=0: one process.
+.venv/bin/python -m pytest -n "${BGSCRIBE_TEST_WORKERS:-3}" --dist loadfile "$@"

@@ -63,7 +63,9 @@ def test_the_agent_observes_as_it_records_and_the_server_follows(tmp_path, game)
         truth = [((p["player"] if light_first else 1 - p["player"]), p["play"]) for p in plays]
         got = [(x["player"], x["play"]) for x in st["actions"] if x["kind"] == "move"]
         assert got[:len(truth) - 1] == truth[:len(got)][:len(truth) - 1]
-        assert len({s["position"]["xgid"] for s in seen if s["position"]}) >= 3  # it moved as the game went on
+        # it moved before the game's end: on a loaded machine the observer falls behind and posts in bursts, so
+        # the state may jump over several plays at once, but it never shows only the finished game
+        assert len({s["position"]["xgid"] for s in seen if s["position"]}) >= 2
         # the record is untouched: every segment arrived as usual
         rows = server.segments()
         assert len(rows) >= 2 and sum(r["frames"] for r in rows) >= int(SECONDS * 10) - 20
