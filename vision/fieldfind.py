@@ -51,7 +51,7 @@ from .pointfit import fit
 WORK_W = 640  # px: the long side of the working copy
 MIN_AREA = 0.08  # a field covers at least this share of the picture (a board camera's fills most of it)
 PRE_SHAPES = tuple((b, L, 0.01) for b in (0.04, 0.12) for L in (0.40, 0.46))  # (bar, length, margin)
-PRE_KEEP = 96  # candidates the first look keeps for the coarse grid
+PRE_KEEP = 192  # candidates the first look keeps for the coarse grid
 IN_VIEW = 0.02  # a field's corners lie in the picture, give or take this share of its sides: a field the camera
 # cuts off cannot be read, and outlines leaving the picture fit its replicated border as well as a board
 
