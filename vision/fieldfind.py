@@ -266,7 +266,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
     Candidate outlines (`candidates`, `_unions`, `network_proposals`, `line_quads`), each both ways round,
     in view and shaped like a field, are ranked by the points' edges (`vision.pointedges`); the best one's
     sides are put on the board's straight edges nearby where the points' edges agree
-    (`vision.fieldsnap.snap`), and its shape fitted."""
+    (`vision.fieldsnap.snap`), and its shape fitted; the points' own fit (`points_disagree`) judges it."""
     img, s = working_copy(picture)
     h, w = img.shape[:2]
     edges = Edges(img)
@@ -279,7 +279,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
     ways = [(r, q) for r, q in ways if in_view(q, w, h) and _field_shaped(q) and _area(q) >= MIN_AREA * w * h]
     if not ways:
         return FieldFit(np.float64([[0, 0], [w, 0], [w, h], [0, h]]) / s, 0.0, 0.08, 0.46)
-    # a first look with two shapes keeps the likeliest (a tenth of the cost), the coarse grid ranks those
+    # a first look with four shapes keeps the likeliest (a fifth of the coarse grid's cost), which the grid ranks
     pre = sorted(((edges.score(q, PRE_SHAPES)[0], r, q) for r, q in ways), key=lambda x: -x[0])[:PRE_KEEP]
     _, _, r, q = max(((*edges.score(q), r, q) for _, r, q in pre), key=lambda x: x[0])
     for _ in range(2):  # a second time from the first's lines: a side reaches twice as far

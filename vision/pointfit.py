@@ -1,18 +1,20 @@
-"""Put a rough playing field's corners where the board's own points say they are.
+"""Fit the board's own points in a rough playing field: a second opinion of where the field is.
 
-A candidate outline (`vision.fieldfind`) is often a little off: a frame's outer edge taken for the
-rim, a tray taken in at one end. What fixes the field precisely is the points themselves. Each
-quarter of the field is six triangles of one width side by side, from one end of the quarter to the
-other, their bases on the rim: the sides of neighbouring points meet on the rim, and the outer sides
-of the first and last points end at the quarter's ends. `fit` rectifies the picture around the rough
+A candidate outline (`vision.fieldfind`) is often a little off, and sometimes wrong by a whole point: a
+tray or a frame taken in at one end, the field a point aside. The points say where the field is from
+evidence of their own. Each quarter of the field is six triangles of one width side by side, from one
+end of the quarter to the other, their bases on the rim. `fit` rectifies the picture around the rough
 field and fits, for each quarter on its own, its two ends along the row, the rim's place and the
 points' length, by the picture's gradient across the twelve sides less the same half a point aside
-(a comb fit, coarse to fine on a blurred gradient, so that a start some pixels off still climbs).
-A comb fits as well one whole point aside where one point lies off the board, so both neighbours of
-the fit are tried too. The field's corners are the outer quarters' ends on their rims, mapped back.
+(a comb fit, coarse to fine on a blurred gradient, so that a start some pixels off still climbs). A
+comb fits as well one whole point aside (a point on the frame matches, one under a stack of checkers
+does not), so each half's two rows are also tried a point either way, together. The sides are steep and
+place the rim poorly, so the rim and the field's ends are put on the innermost strong straight edge near
+the points. The field's corners are the outer quarters' ends on their rims, mapped back.
 
-The four quarters' fits also say how sure the field is: each quarter of a real field shows its six
-points; a wrong outline (a tray, a picture of something else) leaves at least one quarter without.
+On the real pictures this is no more precise than the outline's own lines (`vision.fieldsnap`), so
+`vision.fieldfind` uses it to judge an outline, not to place it: where the two disagree by a point, one
+of them has the board's structure wrong.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .fieldsnap import _intersect
 from .pointedges import colour_gradient
 
 RECT_W = 480  # px: the field's width along the rows in the rectified view
@@ -117,12 +120,16 @@ def _across(view: _View, sigma: float, sides: np.ndarray) -> np.ndarray:
     return v.reshape(c, 12)
 
 
-def _score(view: _View, sigma: float, params: np.ndarray) -> np.ndarray:
-    """(C, 4) -> (C,): per point the layout's sides less the null's, the mean over the six points."""
+def _points(view: _View, sigma: float, params: np.ndarray) -> np.ndarray:
+    """(C, 4) -> (C, 6): each point's sides less the null's, over the view's mean gradient."""
     on = _across(view, sigma, _sides(params, 0.0))
     off = _across(view, sigma, _sides(params, 0.5))
-    d = (on - off).reshape(-1, 2, 6).mean(1)  # (C, 6) per point
-    return d.mean(1) / view.mean
+    return (on - off).reshape(-1, 2, 6).mean(1) / view.mean
+
+
+def _score(view: _View, sigma: float, params: np.ndarray) -> np.ndarray:
+    """(C, 4) -> (C,): the six points' mean."""
+    return _points(view, sigma, params).mean(1)
 
 
 _MOVES = np.concatenate([np.eye(4), -np.eye(4)])
@@ -141,13 +148,6 @@ def _climb(view: _View, p: np.ndarray, levels=LEVELS) -> tuple[np.ndarray, float
                 break
             p, best = cand[k], float(sc[k])
     return p, best
-
-
-def _points(view: _View, sigma: float, params: np.ndarray) -> np.ndarray:
-    """(C, 4) -> (C, 6): each point's sides less the null's, over the view's mean gradient."""
-    on = _across(view, sigma, _sides(params, 0.0))
-    off = _across(view, sigma, _sides(params, 0.5))
-    return (on - off).reshape(-1, 2, 6).mean(1) / view.mean
 
 
 def _end_line(view: _View, sigma: float, top: np.ndarray, bottom: np.ndarray, which: int) -> float:
@@ -243,7 +243,6 @@ def _snap_corners(view: _View, qs: dict) -> np.ndarray:
         out = np.array([sign, 0.0])
         d0, d1 = _edge_line(gx, p0, p1, out, (t.b - t.a) / 6, span)
         cols[side] = np.array([p0 + d0 * out, p1 + d1 * out])
-    from .fieldsnap import _intersect
     return np.array([_intersect(rows["T"], cols["L"]), _intersect(rows["T"], cols["R"]),
                      _intersect(rows["B"], cols["R"]), _intersect(rows["B"], cols["L"])])
 
