@@ -334,7 +334,9 @@ def camera_field(still, given=None) -> dict:
     from vision.fieldfind import find_field, given_field, order_corners
 
     fit = given_field(still, given) if given is not None else find_field(still)
+    # an outline not sure (its points lie a point or more from it) is still shown: a person may confirm it
     return {"found": bool(fit.found), "given": given is not None, "quality": round(float(fit.quality), 2),
+            "outline": bool(fit.found or fit.outlined), "points_off": round(float(fit.points_off), 2),
             "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in order_corners(fit.corners)],
             "size": [int(still.shape[1]), int(still.shape[0])]}
 
@@ -344,7 +346,8 @@ def draw_field(still, field: dict):
     import numpy as np
 
     out = still.copy()
-    colour = (60, 200, 60) if field["found"] else (40, 40, 230)  # green: the field; red: not found
+    # green: the field; amber: an outline not sure; red: not found
+    colour = (60, 200, 60) if field["found"] else (0, 170, 255) if field.get("outline") else (40, 40, 230)
     pts = np.int32(np.round(field["corners"]))
     cv2.polylines(out, [pts], True, colour, max(2, out.shape[1] // 400), cv2.LINE_AA)
     return out
@@ -358,6 +361,10 @@ def field_line(field: dict, board: int | None) -> str:
     if field["found"]:
         return (f"playing field: found by its structure (quality {field['quality']:.2f}): {corners}\n"
                 f"  check the outline (--save-still draws it) and confirm it with --confirm or {where}")
+    if field.get("outline"):
+        return (f"playing field: an outline, not sure (the board's points lie {field['points_off']:.1f} point "
+                f"widths from it): {corners}\n  check it closely (--save-still draws it) and confirm it with "
+                f"--confirm, or give the corners with --field \"x,y x,y x,y x,y\" or click them {where}")
     return (f"playing field: not found (quality {field['quality']:.2f}); give its corners with --field "
             f"\"x,y x,y x,y x,y\" or click them {where}")
 
@@ -368,7 +375,7 @@ def confirm_field(field: dict, args, server: str, admin: str, still) -> bool:
 
     import cv2
 
-    if not field["found"]:
+    if not field["found"] and not field.get("outline"):
         _err("check-camera", "no outline to confirm: give the field's corners with --field, or click them on the "
                              "dashboard")
         return False
@@ -378,8 +385,12 @@ def confirm_field(field: dict, args, server: str, admin: str, still) -> bool:
         os.close(fd)
         cv2.imwrite(path, draw_field(still, field))
     # the question and its outcome on stderr: stdout stays the grade (JSON with --json)
-    print(f"Is the green outline in {path} on the playing field of board {args.board} (the 24 points and the bar "
-          "inside it, the trays and frame outside)? [y/N] ", end="", flush=True, file=sys.stderr)
+    if not field["found"]:
+        print(f"The outline is not sure: the board's points lie {field['points_off']:.1f} point widths from it "
+              "(a tray or the frame taken in, or the field a point aside). Look closely.", file=sys.stderr)
+    colour = "green" if field["found"] else "amber"
+    print(f"Is the {colour} outline in {path} on the playing field of board {args.board} (the 24 points and the "
+          "bar inside it, the trays and frame outside)? [y/N] ", end="", flush=True, file=sys.stderr)
     answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):
         print("not confirmed: nothing kept. Give the corners with --field, or click them on the dashboard.",

@@ -70,6 +70,12 @@ class FieldFit:
     def found(self) -> bool:
         return self.quality >= 0.5
 
+    @property
+    def outlined(self) -> bool:
+        """The points' edges rate the outline as a board's field, whatever the points' own fit says: found, or
+        an outline a person should look at (`points_off` a point or more)."""
+        return _quality(self.score) >= 0.5
+
     def geometry(self):
         """The board's profile: the default board with this field's bar and points (trays at the right:
         a field's outline says nothing of them)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import pytest
 
+from tests.bench.bench_real import DEFAULT_REAL
 from tests.capture.helpers import FFMPEG, ROOT, Proc, free_port, free_udp_port, needs_ffmpeg
 
 from ..clips import write_clip
@@ -176,3 +177,45 @@ def test_found_field_shown_and_confirmed_on_the_server(good, tmp_path):
         assert r.returncode == 2 and "BGSCRIBE_ADMIN_TOKEN" in r.stderr
     finally:
         server.stop()
+
+
+def test_an_outline_not_sure_is_shown_and_may_be_confirmed(tmp_path, monkeypatch, capsys):
+    """An outline the points' edges rate as a field but the points' own fit puts a point or more away (a tray
+    taken in, say) is not sure: check-camera says so, draws it amber and asks the person, who may confirm it
+    (or not: nothing kept); a picture with no outline at all is refused without a question."""
+    import argparse
+    import io
+
+    import numpy as np
+
+    from bgscribe.hardware_cli import confirm_field, draw_field, field_line
+
+    still = np.zeros((360, 640, 3), np.uint8)
+    corners = [[100.0, 60.0], [540.0, 60.0], [540.0, 300.0], [100.0, 300.0]]
+    unsure = {"found": False, "given": False, "quality": 0.2, "outline": True, "points_off": 1.3,
+              "corners": corners, "size": [640, 360]}
+    assert "not sure" in field_line(unsure, 7) and "1.3 point widths" in field_line(unsure, 7)
+    assert tuple(draw_field(still, unsure)[60, 300]) == (0, 170, 255)  # amber
+    args = argparse.Namespace(save_still=str(tmp_path / "still.jpg"), board=7)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    assert not confirm_field(unsure, args, "http://127.0.0.1:9", "token", still)
+    err = capsys.readouterr().err
+    assert "not sure" in err and "amber outline" in err and "nothing kept" in err
+    none = {**unsure, "outline": False, "quality": 0.0}
+    assert "not found" in field_line(none, 7)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
+    assert not confirm_field(none, args, "http://127.0.0.1:9", "token", still)
+    assert "no outline to confirm" in capsys.readouterr().err
+
+
+NEAR_MISS = DEFAULT_REAL / "streams" / "test10.jpg"
+
+
+@pytest.mark.skipif(not NEAR_MISS.exists(), reason=f"the real pictures are not here ({NEAR_MISS})")
+def test_a_real_near_miss_is_an_outline_not_sure():
+    """A tournament stream frame whose outline takes the right tray in (about 6 % off): not found, but an
+    outline for a person to look at (`camera_field`)."""
+    from bgscribe.hardware_cli import camera_field
+
+    field = camera_field(cv2.imread(str(NEAR_MISS)))
+    assert not field["found"] and field["outline"] and field["points_off"] >= 1.0, field
