@@ -347,7 +347,7 @@ def draw_field(still, field: dict):
 
     out = still.copy()
     # green: the field; amber: an outline not sure; red: not found
-    colour = (60, 200, 60) if field["found"] else (0, 170, 255) if field.get("outline") else (40, 40, 230)
+    colour = (60, 200, 60) if field["found"] else (0, 170, 255) if field["outline"] else (40, 40, 230)
     pts = np.int32(np.round(field["corners"]))
     cv2.polylines(out, [pts], True, colour, max(2, out.shape[1] // 400), cv2.LINE_AA)
     return out
@@ -361,7 +361,7 @@ def field_line(field: dict, board: int | None) -> str:
     if field["found"]:
         return (f"playing field: found by its structure (quality {field['quality']:.2f}): {corners}\n"
                 f"  check the outline (--save-still draws it) and confirm it with --confirm or {where}")
-    if field.get("outline"):
+    if field["outline"]:
         return (f"playing field: an outline, not sure (the board's points lie {field['points_off']:.1f} point "
                 f"widths from it): {corners}\n  check it closely (--save-still draws it) and confirm it with "
                 f"--confirm, or give the corners with --field \"x,y x,y x,y x,y\" or click them {where}")
@@ -375,7 +375,7 @@ def confirm_field(field: dict, args, server: str, admin: str, still) -> bool:
 
     import cv2
 
-    if not field["found"] and not field.get("outline"):
+    if not field["found"] and not field["outline"]:
         _err("check-camera", "no outline to confirm: give the field's corners with --field, or click them on the "
                              "dashboard")
         return False

@@ -48,8 +48,6 @@ class QuarterFit:
 class PointFit:
     corners: np.ndarray  # (4, 2) TL, TR, BR, BL in the picture given to `fit`
     quarters: tuple[QuarterFit, ...]  # TL, TR, BR, BL
-    bar_frac: float  # the bar's share of the field's width
-    point_len: float  # a point's length, share of the field's height
 
     @property
     def score(self) -> float:
@@ -265,9 +263,4 @@ def fit(img: np.ndarray, quad: np.ndarray, bar: float = 0.08, length: float = 0.
         qs["TR"], qs["BR"] = _fit_half(view, np.array(starts["TR"]), np.array(starts["BR"]))
         rect = _snap_corners(view, qs)
         quad = view.to_picture(rect)
-    width = ((qs["TR"].b - qs["TL"].a) + (qs["BR"].b - qs["BL"].a)) / 2
-    bar_w = ((qs["TR"].a - qs["TL"].b) + (qs["BR"].a - qs["BL"].b)) / 2
-    height = ((qs["BL"].rim - qs["TL"].rim) + (qs["BR"].rim - qs["TR"].rim)) / 2
-    lengths = [abs(q.tip - q.rim) for q in qs.values()]
-    return PointFit(quad, tuple(qs[k] for k in QUARTERS), float(max(bar_w, 0.0) / max(width, 1.0)),
-                    float(np.mean(lengths) / max(height, 1.0)))
+    return PointFit(quad, tuple(qs[k] for k in QUARTERS))
