@@ -49,6 +49,9 @@ EVAL_SEED0 = 10_000
 CALIB_SEED0 = 5_000
 TRAIN_PROFILES = ("clean", "standard", "standard", "standard", "hard", "hard")
 SIZE = (1280, 720)
+# the rendered dice's side, mm, drawn per rig: on the default board's field, so 12-16 mm dice on boards from a tenth
+# larger to a third smaller than it (what the rectified view shows of a folding board's dice)
+TRAIN_DIE_MM = (12.0, 25.0)
 CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)
 
 
@@ -178,13 +181,14 @@ def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float
 
 def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, profiles=TRAIN_PROFILES,
            corner_noise: tuple[float, float] = (0.0, 3.0), jpeg: tuple[int, int] = (35, 95),
-           max_dice: int = 4, die_size: float = 16.0):
+           max_dice: int = 4, die_size: float | tuple[float, float] = TRAIN_DIE_MM):
     """Rendered frames, ``per_rig`` per rig; profiles cycle with the rig; corner noise (px, sigma)
-    and JPEG quality drawn per frame from the given ranges; dice of ``die_size`` mm."""
+    and JPEG quality drawn per frame from the given ranges; dice of ``die_size`` mm (a range: drawn per rig)."""
     rng = np.random.default_rng([seed, 11])
     for k, rs in enumerate(rig_seeds):
         prof = profiles[k % len(profiles)]
-        rig = Rig.build(prof, rs, SIZE, schemes=schemes, die_size=die_size)
+        mm = float(rng.uniform(*die_size)) if isinstance(die_size, tuple) else die_size
+        rig = Rig.build(prof, rs, SIZE, schemes=schemes, die_size=mm)
         for i in range(per_rig):
             scene = sample_scene(rng, rig, max_dice=max_dice)
             noise = float(rng.uniform(*corner_noise))
