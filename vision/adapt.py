@@ -21,6 +21,7 @@ import numpy as np
 
 from .geometry import BoardGeometry
 from .readers import MAX_COUNT, Readers, default_readers, slot_crops
+from .rectify import POINT_CROP, POINT_DEPTH
 
 JITTER_PX = 2.0  # calibration noise of the training copies (picture pixels)
 COPIES = 30  # jittered copies of the labelled picture
@@ -120,6 +121,69 @@ def training_crops(picture: np.ndarray, field: np.ndarray, geom: BoardGeometry, 
     return np.concatenate(out)
 
 
+def _donor(classes: np.ndarray, s: int) -> int | None:
+    """The nearest empty point of slot ``s``'s row with its triangle's colour (every other point), or None."""
+    row = range(12) if s < 12 else range(12, 24)
+    donors = [d for d in row if classes[d] == 0 and (d - s) % 2 == 0]
+    return min(donors, key=lambda d: abs(d - s)) if donors else None
+
+
+def _count(c: int) -> int:
+    return (c - 1) % MAX_COUNT + 1 if c else 0
+
+
+def checker_pitch(crops: np.ndarray, classes: np.ndarray, geom: BoardGeometry) -> float:
+    """Crop rows a checker of this board takes along its point: where each stack of the picture ends (the
+    farthest row differing from an empty point of its colour), over its count; the median of the stacks where
+    they agree. Checkers are not the default's share of the point's width on every board (a pine board's
+    take 29 rows, the default's 31). The default's where the stacks do not tell: fewer than three ending
+    inside the crop, or spread over more than a quarter (a logo, a neighbour's checkers, a lean)."""
+    default = geom.checker_d * 0.98 * POINT_CROP[1] / POINT_DEPTH
+    h = crops.shape[1]
+    pitches = []
+    for s in range(24):
+        n, donor = _count(int(classes[s])), _donor(classes, s)
+        if not 2 <= n <= 5 or donor is None:
+            continue
+        diff = np.abs(crops[s].astype(np.float32) - crops[donor].astype(np.float32)).mean((1, 2))
+        diff = np.convolve(diff, np.ones(5) / 5, mode="same")
+        first = diff[h - int(default):]  # within the first checker: the stack's own contrast
+        rows = np.nonzero(diff > 0.5 * float(np.median(first)))[0]
+        if len(rows) and rows.min() > 0.05 * h:  # ends inside the crop
+            pitches.append((h - rows.min()) / n)
+    if len(pitches) < 3:
+        return default
+    q1, med, q3 = np.percentile(pitches, [25, 50, 75])
+    if (q3 - q1) > 0.25 * med or not 0.6 * default <= med <= 1.2 * default:
+        return default
+    return float(med)
+
+
+def shorter_stacks(crops: np.ndarray, classes: np.ndarray, geom: BoardGeometry) -> tuple[np.ndarray, np.ndarray]:
+    """More labelled crops of the same picture: every stack of 2-5 checkers cut down to each smaller count, the
+    crop beyond the last checker kept taken from the nearest empty point of the same row and triangle colour.
+    The opening shows only stacks of 2, 3 and 5: fitted on them alone, the head learnt that this board's
+    checkers come in those counts (a point of 4 read as 5, a single checker as empty).
+    ``crops``: the 24 point crops of one picture (base at the bottom); ``classes``: `point_classes`'."""
+    pitch = checker_pitch(crops, classes, geom)
+    h = crops.shape[1]
+    xs, ys = [], []
+    for s in range(24):
+        c = int(classes[s])
+        n, donor = _count(c), _donor(classes, s)
+        if not 2 <= n <= 5 or donor is None:  # a second layer cannot be cut away
+            continue
+        for k in range(1, n):
+            edge = int(round(h - k * pitch))  # the checkers touch: the k-th ends where the next begins
+            x = crops[s].copy()
+            x[:edge] = crops[donor][:edge]
+            xs.append(x)
+            ys.append(c - n + k)
+    if not xs:
+        return crops[:0], np.zeros(0, int)
+    return np.stack(xs), np.array(ys)
+
+
 def fit(features: np.ndarray, logits: np.ndarray, labels: np.ndarray, pictures: int = 1) -> PointAdapter:
     """A head on ``features`` for ``labels``, starting from (and pulled back to) the one giving ``logits``."""
     x = np.hstack([features, np.ones((len(features), 1))]).astype(np.float64)
@@ -146,15 +210,26 @@ def adapt_to_picture(picture: np.ndarray, field: np.ndarray, geom: BoardGeometry
 def adapt_to_pictures(samples: list[tuple], readers: Readers | None = None, seed: int = 0) -> PointAdapter:
     """A board's adapter from pictures of it whose points are known: each (picture, field, geom, top, bottom)
     as `adapt_to_picture` takes one. Fewer jittered copies a picture the more pictures there are: the
-    pictures themselves vary more than jitter does."""
+    pictures themselves vary more than jitter does. Counts that no picture shows are cut from their stacks
+    (`shorter_stacks`)."""
     rng = np.random.default_rng(seed)
     readers = readers or default_readers()
     copies = max(3, COPIES // len(samples))
-    feats, logits, labels = [], [], []
+    shots = []
     for picture, field, geom, top, bottom in samples:
         crops = training_crops(picture, np.asarray(field, np.float64), geom, rng, copies)
+        classes = point_classes(top, bottom)
+        shots.append((crops, np.tile(classes, len(crops) // 24), classes, geom))
+    shown = {int(c) for _, ys, _, _ in shots for c in ys}
+    feats, logits, labels = [], [], []
+    for crops, ys, classes, geom in shots:
+        # the counts no picture showed, cut from its stacks (the opening shows 2, 3 and 5 only)
+        more = [shorter_stacks(crops[k:k + 24], classes, geom) for k in range(0, len(crops), 24)]
+        new = [np.array([int(c) not in shown for c in y], bool) for _, y in more]
+        crops = np.concatenate([crops] + [x[m] for (x, _), m in zip(more, new)])
+        ys = [ys] + [y[m] for (_, y), m in zip(more, new)]
         lg, ft = readers.point_outputs(crops)
         feats.append(ft)
         logits.append(lg)
-        labels.append(np.tile(point_classes(top, bottom), len(crops) // 24))
+        labels.append(np.concatenate(ys))
     return fit(np.concatenate(feats), np.concatenate(logits), np.concatenate(labels), pictures=len(samples))

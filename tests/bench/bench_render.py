@@ -1,6 +1,6 @@
 """Simulator speed (JSON figures, not pass/fail).
 
-    python tests/bench/bench_render.py [--games 1] [--profile standard] [--stills 200]
+    python tests/bench/bench_render.py [--games 1] [--seconds S] [--profile standard] [--stills 200]
 
 Renders the first games of a real match as 720p/15 fps footage with truth and
 reports it as a multiple of real time (the issue's floor: 5x, i.e. a 45-minute
@@ -56,6 +56,7 @@ def encode_only(n: int, size: tuple[int, int], profile: str, tmp: Path) -> float
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=1, help="games of the first real match to render (default 1)")
+    ap.add_argument("--seconds", type=float, help="only the first seconds of that footage (default: all of it)")
     ap.add_argument("--profile", default="standard")
     ap.add_argument("--stills", type=int, default=200, help="still frames to write (default 200)")
     args = ap.parse_args()
@@ -65,7 +66,7 @@ def main() -> None:
         tmp = Path(d)
         t = time.perf_counter()
         stats = render_match(record, tmp / "m.mp4", tmp / "m.jsonl", profile=args.profile, seed=1, fps=15,
-                             size=size, games=args.games, progress=False)
+                             size=size, games=args.games, progress=False, until_s=args.seconds)
         wall = time.perf_counter() - t
         enc_fps = encode_only(min(stats.frames, 1500), size, args.profile, tmp)
         t = time.perf_counter()

@@ -199,7 +199,7 @@ def test_fuzz_random_text(text):
     replay_match(rec)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_fuzz_mutated_real_file(data):
     lines = REAL_TEXT.splitlines()[:120]
