@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .moves import legal_plays
+from .moves import format_steps, legal_plays
 from .observation import CUBE_VALUES, MAX_COUNT
 from .physical import BAR_SLOT, DARK, LIGHT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, Seating, slot_counts
 from .position import Position
@@ -42,6 +42,10 @@ HELD_READS = 3  # a settle of this many reads is a board held, not a glimpse
 UNSEEN_TURN_COST = 6.0  # nats: prior against a whole turn passing between two reads
 LATE_THROW_COST = 12.0  # nats: against the winner throwing again after the game's last play
 VOID_THROW_COST = 8.0  # nats: prior against a throw that did not count (cocked, rerolled) and was not seen so
+# nats: against a play no dice read allow, as the board shows it (condoned). Each settle says at most JUNK against
+# a legal play, so one or two settles after the play must be able to outweigh it; under EXPAND_MARGIN, so the
+# history lives on and what the next rolls show decides
+ILLEGAL_PLAY_COST = 6.0
 
 
 @dataclass
@@ -60,6 +64,21 @@ class Segment:
     @property
     def next_roll(self) -> Settle | None:
         return self.next_settles[0] if self.next_settles else None
+
+
+@dataclass(frozen=True)
+class ShownPlay:
+    """A play as the board shows it where no legal play of the dice read explains the board: an illegal play
+    the opponent condoned (half a roll played, a wrong count), or a roll misread beyond the dice tried. The
+    game goes on from the position it leaves, as the players' game does (`Decoder._shown_plays`)."""
+
+    dice: tuple[int, int]
+    steps: tuple
+    result: Position
+
+    @property
+    def notation(self) -> str:
+        return format_steps(self.steps)
 
 
 @dataclass
@@ -555,14 +574,55 @@ class Decoder:
             options += [(dice_lp, roller, roll, play) for play in legal_plays(h.pos, roller, roll)]
         if not options:
             return [], np.zeros(0), np.zeros(0, int)
+        options += self._shown_plays(h.pos, seg, options[0], {o[3].result for o in options})
         scores, splits = self.scorer.segment(seg, h.pos, [o[3].result for o in options])
-        totals = h.score + np.array([o[0] for o in options]) + scores
+        totals = h.score + np.array([o[0] - (ILLEGAL_PLAY_COST if isinstance(o[3], ShownPlay) else 0.0)
+                                     for o in options]) + scores
         again = self._dice_roller(seg.next_roll) if seg.next_roll is not None else None
         if again is not None:
             # the same player throws again: after a play that won the game, far less likely than a throw
             # that did not count (a cocked die the camera took for a lying one)
             totals -= LATE_THROW_COST * np.array([o[1] == again and finished(o[3].result, o[1]) for o in options])
         return options, totals, splits
+
+    def _shown_plays(self, before: Position, seg: Segment, best, legal: set) -> list[tuple]:
+        """The play the board shows after this roll, where it is none of the legal ones: read off the segment's
+        last settle and the next roll's first, the mover's checkers as read (15 still on the board) and the
+        opponent's as before, less the blots the mover now stands on (hit). One option with the likeliest
+        dice read and its roller, `ILLEGAL_PLAY_COST` behind: it wins only where no legal play comes near."""
+        dice_lp, roller, roll, _ = best
+        out, seen = [], set()
+        for settle in seg.settles[-1:] + seg.next_settles[:1]:
+            pos = self._position_shown(settle, before, roller)
+            if pos is None or pos in legal or pos in seen:
+                continue
+            seen.add(pos)
+            steps = _steps_between(before, pos, roller)
+            if steps:
+                out.append((dice_lp, roller, roll, ShownPlay(roll, steps, pos)))
+        return out
+
+    def _position_shown(self, settle: Settle, before: Position, mover: int) -> Position | None:
+        counts = settle.best
+        colour = LIGHT if self.seating.light(mover) else DARK
+        side = [int(counts[self.seating.slot(mover, p), colour]) for p in range(1, 25)]
+        side.append(int(counts[BAR_SLOT, colour]))
+        if sum(side) != sum(before.sides[mover]) or side == list(before.sides[mover]):
+            return None
+        drop = before.pips(mover) - sum((i + 1) * n for i, n in enumerate(side))
+        if not 0 < drop <= 24:  # checkers move forward, at most four sixes
+            return None
+        opp = list(before.sides[1 - mover])
+        for i in range(24):  # a blot of the opponent's where the mover now stands was hit
+            if side[23 - i] and opp[i]:
+                if opp[i] > 1:
+                    return None
+                opp[i], opp[24] = 0, opp[24] + 1
+        sides = (tuple(side), tuple(opp)) if mover == 0 else (tuple(opp), tuple(side))
+        try:
+            return Position(sides)
+        except ValueError:
+            return None
 
     def _unseen_after(self, h: Hyp, seg: Segment) -> bool:
         """Neither this segment nor the next roll shows the board after the play: the next roll's
@@ -801,7 +861,12 @@ class Decoder:
         # (a play that moves nothing is shown by the settles before the split as well)
         start = split if play.notation else 0
         miss = self._unexplained(seg, start, play.result)
-        if not seg.paired and ((miss is not None and miss > UNEXPLAINED) or self._held_odd(seg, start, play.result)):
+        if isinstance(play, ShownPlay):
+            prov.flags.append(Flag("illegal_play", f"no legal play of {dice[0]}{dice[1]} explains the board: it "
+                                   f"shows {play.notation} (an illegal play the opponent condoned, or the dice "
+                                   "misread)", round(float(conf), 4)))
+        elif not seg.paired and ((miss is not None and miss > UNEXPLAINED) or
+                                 self._held_odd(seg, start, play.result)):
             prov.flags.append(Flag("no_legal_play", "no legal play explains what the board shows afterwards "
                                    "(an illegal move the opponent condoned, or a misread)", round(float(conf), 4)))
         if split >= len(seg.settles) and not seg.next_settles and not seg.paired:
@@ -877,7 +942,7 @@ class Decoder:
             # Nothing after the last double looks like play (no play fits the board, or every one is in doubt:
             # a die pushed aside read as a throw, a turn guessed): it was dropped, and what followed was the
             # board being cleared (dice still lying, checkers gathered up). Sure only when no play fits.
-            sure = all(any(f.reason == "no_legal_play" for f in a.prov.flags) for a in after)
+            sure = all(any(f.reason in ("no_legal_play", "illegal_play") for f in a.prov.flags) for a in after)
             game.actions = game.actions[:doubles[-1] + 1]
             doubler = game.actions[-1].player
             drop = Drop(1 - doubler, Provenance(time=round(after[0].prov.time or end_t, 2)))
@@ -952,6 +1017,19 @@ def _opening_dice(settle: Settle) -> bool:
     """One die in each half (or one die seen: the camera may miss the other)."""
     d = settle.dice
     return d is not None and (len(d.xs) == 1 or (len(d.xs) >= 2 and (d.xs[0] > 0) != (d.xs[1] > 0)))
+
+
+def _steps_between(before: Position, after: Position, mover: int) -> tuple:
+    """The mover's checkers from the points it left to the points it reached (the farthest paired first), and
+    which of those hit: the notation of a play no rule made (`ShownPlay`)."""
+    a, b = before.sides[mover], after.sides[mover]
+    left = [p for i in range(24, -1, -1) for p in [i + 1] * max(0, a[i] - b[i])]
+    reached = [p for i in range(23, -1, -1) for p in [i + 1] * max(0, b[i] - a[i])]
+    if len(left) != len(reached) or not left:
+        return ()
+    opp_before, opp_after = before.sides[1 - mover], after.sides[1 - mover]
+    hit = {p for p in range(1, 25) if opp_before[24 - p] and not opp_after[24 - p]}
+    return tuple((f, t, t in hit) for f, t in zip(left, reached))
 
 
 def decode(observations, players: tuple[str, str] = ("Light", "Dark"), length: int = 7,

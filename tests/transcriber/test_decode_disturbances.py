@@ -205,3 +205,48 @@ def test_the_cube_on_the_bar_read_as_a_die_is_no_throw(real_truth):
     _, _, res, figures = decode_truth(real_truth, obs)
     assert figures["silent_errors"] == 0, figures["silent_error_list"]
     assert figures["plays_right"] == figures["plays"] and not res.flags, res.flags
+
+
+def test_half_a_roll_played_and_condoned_is_recorded_as_the_board_shows_it(real_truth):
+    """A player plays one die of a roll and leaves the other (an illegal play the opponent lets stand); the
+    footage ends before the next throw. No legal play explains the board, so the play is recorded as the
+    board shows it, flagged `illegal_play`; the plays before it stay right."""
+    from transcriber.physical import DARK, LIGHT, Seating
+    from transcriber.record import Move
+
+    header = next(read_truth(real_truth))
+    seating = Seating(**header["rig"]["seating"])
+    events = [e for e in read_truth(real_truth) if e.get("type") == "event" and e["game"] == 1]
+    plays = [e for e in events if e["kind"] == "play"]
+    rolls = [e["t"] for e in events if e["kind"] == "roll"]
+    all_obs = observations_from_truth(real_truth)
+
+    def quiet_reads_after(e):  # reads of the board between the play and the next throw
+        nxt = next(t for t in rolls if t > e["t"])
+        return sum(1 for o in all_obs if e["t"] < o.t < nxt - 0.5 and o.slots is not None)
+
+    k, p = next((k, e) for k, e in enumerate(plays) if k >= 6 and len(e["steps"]) == 2
+                and not any(h for _, _, h in e["steps"]) and e["steps"][0][0] not in (25, e["steps"][1][0])
+                and e["steps"][0][1] != e["steps"][1][0] and quiet_reads_after(e) >= 4)
+    (a1, b1, _), (a2, b2, _) = p["steps"]
+    next_roll = next(t for t in rolls if t > p["t"])
+    obs = [o for o in all_obs if o.t < next_roll - 0.5]
+    colour = LIGHT if seating.light(p["player"]) else DARK
+    src, dst = seating.slot(p["player"], a2), seating.slot(p["player"], b2)
+    for o in obs:
+        if o.t > p["t"] and o.slots is not None:  # the second checker back where it was
+            o.slots = [copy.copy(r) for r in o.slots]
+            for slot, d in ((src, 1), (dst, -1)):
+                r = o.slots[slot]
+                now = int(np.argmax(r.light if colour == LIGHT else r.dark))
+                if colour == LIGHT:
+                    r.light = _sure(now + d)
+                else:
+                    r.dark = _sure(now + d)
+    _, _, res, _ = decode_truth(real_truth, obs)
+    moves = [a for a in res.record.games[0].actions if isinstance(a, Move)]
+    assert len(moves) == k + 1, [m.play for m in moves]
+    truth_moves = [e["play"] for e in plays[:k]]
+    assert [m.play for m in moves[:k]] == truth_moves
+    assert moves[k].play == f"{a1}/{b1}", (moves[k].play, p["play"])
+    assert "illegal_play" in [f.reason for f in moves[k].prov.flags]
