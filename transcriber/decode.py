@@ -143,7 +143,10 @@ def dice_candidates(settle: Settle, opening: bool) -> list[tuple[float, tuple[in
             continue  # an opening roll with equal dice is rolled again
         out.append((lp, (a + 1, b + 1)))
     out.sort(key=lambda x: -x[0])
-    return [o for o in out[:DICE_CANDIDATES] if o[0] >= out[0][0] - DICE_MARGIN]
+    # a die unseen makes six rolls alike for the one seen: then the seen die's next readings as well (a 4 taken
+    # for a 2, the other die missed, must still be weighed against the 2)
+    keep = DICE_CANDIDATES * (1 + 2 - len(d.values[:2]))
+    return [o for o in out[:keep] if o[0] >= out[0][0] - DICE_MARGIN]
 
 
 class Scorer:

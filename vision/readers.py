@@ -422,7 +422,10 @@ class Readers:
             values = probs[k, 1:] / max(float(probs[k, 1:].sum()), 1e-12)
             cx = c[0] + float(aux[k, 2]) * DIE_CROP / 2
             cy = c[1] + float(aux[k, 3]) * DIE_CROP / 2
-            out.append(DieReading(values, rect_to_mm((cx, cy), geom), cocked=float(_sigmoid(aux[k, 0])),
+            xy = rect_to_mm((cx, cy), geom)
+            if bx0 < xy[0] < bx1:  # on the bar: a hinge, a screw, or a die that must be thrown again
+                continue
+            out.append(DieReading(values, xy, cocked=float(_sigmoid(aux[k, 0])),
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
         return _dedupe(out)
 

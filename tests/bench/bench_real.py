@@ -46,7 +46,7 @@ from vision.train.real_dice import dice_figures, load_split  # noqa: E402
 LABELS = Path(os.environ.get("BGSCRIBE_REAL_LABELS", ROOT / "tests" / "data" / "real_labels.json"))
 DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real"
 WRONG = 0.05  # a found field off by more than this share of its diagonal is a wrong board
-DICE_SIZES = (16, 20)  # px per die in the dice crop, beside DIE_PX (24: the default 16 mm die)
+DICE_SIZES = (16, 20, 32)  # px per die in the crop, beside DIE_PX (24: the default 16 mm die; 32: a folding board's)
 
 
 def corner_error(found: np.ndarray, truth: np.ndarray) -> float:

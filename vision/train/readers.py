@@ -649,7 +649,8 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
         lines += ["## Real dice (Rune55 test split, never trained on)", "",
                   f"{real_metrics['photos']} photos; every die cut as `tests/bench/bench_real.py` cuts it "
                   "(`vision.train.real_dice.box_crop`), spanning the given px of the 48 px crop (24: a 16 mm die "
-                  "on the rectified board; 16-20: 11-13 mm dice, or what is left of a die seen small). All lie flat.",
+                  "on the rectified board; 16-20: 11-13 mm dice, or what is left of a die seen small; 32: a die of a "
+                  "folding board, smaller than the default, as the rectified view enlarges it). All lie flat.",
                   "", "| die px | dice | values right | called not a die | flat called cocked |",
                   "|---|---|---|---|---|"]
         for px, f in real_metrics["by_die_px"].items():

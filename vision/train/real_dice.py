@@ -222,7 +222,7 @@ def dice_figures(readers, photos: list[Photo], n: int, die_px: float = DIE_PX) -
             "flat_called_cocked": round(cocked / max(total, 1), 3)}
 
 
-def test_metrics(models: Path, root: Path, sizes=(24, 20, 16)) -> dict | None:
+def test_metrics(models: Path, root: Path, sizes=(24, 20, 16, 32)) -> dict | None:
     """`dice_figures` of the dice model in ``models`` on every die of ``root``/test at these sizes (px)."""
     from ..readers import Readers
 
