@@ -590,9 +590,9 @@ class Decoder:
 
     def _shown_plays(self, before: Position, seg: Segment, best, legal: set) -> list[tuple]:
         """The play the board shows after this roll, where it is none of the legal ones: read off the segment's
-        last settle and the next roll's first, the mover's checkers as read (15 still on the board) and the
-        opponent's as before, less the blots the mover now stands on (hit). One option with the likeliest
-        dice read and its roller, `ILLEGAL_PLAY_COST` behind: it wins only where no legal play comes near."""
+        last settle and the next roll's first, the mover's checkers as read (as many on the board and bar as
+        before) and the opponent's as before, less the blots the mover now stands on (hit). One option with the
+        likeliest dice read and its roller, `ILLEGAL_PLAY_COST` behind: it wins only where no legal play comes near."""
         dice_lp, roller, roll, _ = best
         out, seen = [], set()
         for settle in seg.settles[-1:] + seg.next_settles[:1]:

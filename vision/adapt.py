@@ -215,19 +215,16 @@ def adapt_to_pictures(samples: list[tuple], readers: Readers | None = None, seed
     rng = np.random.default_rng(seed)
     readers = readers or default_readers()
     copies = max(3, COPIES // len(samples))
-    shots = []
-    for picture, field, geom, top, bottom in samples:
-        crops = training_crops(picture, np.asarray(field, np.float64), geom, rng, copies)
-        classes = point_classes(top, bottom)
-        shots.append((crops, np.tile(classes, len(crops) // 24), classes, geom))
-    shown = {int(c) for _, ys, _, _ in shots for c in ys}
+    shots = [(training_crops(picture, np.asarray(field, np.float64), geom, rng, copies), point_classes(top, bottom),
+              geom) for picture, field, geom, top, bottom in samples]
+    shown = {int(c) for _, classes, _ in shots for c in classes}
     feats, logits, labels = [], [], []
-    for crops, ys, classes, geom in shots:
+    for crops, classes, geom in shots:
         # the counts no picture showed, cut from its stacks (the opening shows 2, 3 and 5 only)
         more = [shorter_stacks(crops[k:k + 24], classes, geom) for k in range(0, len(crops), 24)]
         new = [np.array([int(c) not in shown for c in y], bool) for _, y in more]
+        ys = [np.tile(classes, len(crops) // 24)] + [y[m] for (_, y), m in zip(more, new)]
         crops = np.concatenate([crops] + [x[m] for (x, _), m in zip(more, new)])
-        ys = [ys] + [y[m] for (_, y), m in zip(more, new)]
         lg, ft = readers.point_outputs(crops)
         feats.append(ft)
         logits.append(lg)

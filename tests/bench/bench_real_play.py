@@ -42,6 +42,7 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.bench.bench_real import _counts as _cells  # noqa: E402
 from transcriber.observation import FrameObservation  # noqa: E402
 from transcriber.position import Position  # noqa: E402
 from transcriber.transcribe import decode_match  # noqa: E402
@@ -52,10 +53,6 @@ from vision.still import read_picture, to_json  # noqa: E402
 LABELS = Path(os.environ.get("BGSCRIBE_REAL_PLAY_LABELS", ROOT / "tests" / "data" / "real_play_labels.json"))
 DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real"
 FPS = 10
-
-
-def _cells(row: list[str]) -> list[tuple[str, int]]:
-    return [("", 0) if not c else (c[0], int(c[1:])) for c in row]
 
 
 def labelled_position(frame: dict) -> Position:
@@ -128,6 +125,7 @@ def make_video(real: Path, seq: dict, out: Path, hold: float, hand_hold: float =
     frames = sorted(seq["frames"], key=lambda f: f["order"])
     imgs = [cv2.imread(str(real / seq["folder"] / fr["file"])) for fr in frames]
     h, w = imgs[0].shape[:2]
+    imgs = [im if im.shape[:2] == (h, w) else cv2.resize(im, (w, h)) for im in imgs]
     spans, t = [], 0.0
     with av.open(str(out), mode="w") as c:
         s = c.add_stream("libx264", rate=Fraction(FPS))
@@ -141,16 +139,14 @@ def make_video(real: Path, seq: dict, out: Path, hold: float, hand_hold: float =
 
         n_fade = max(1, round(fade * FPS))
         for k, (fr, img) in enumerate(zip(frames, imgs)):
-            img = cv2.resize(img, (w, h)) if img.shape[:2] != (h, w) else img
             n_hold = max(1, round((hand_hold if fr.get("partial") else hold) * FPS))
             spans.append((fr["file"], t, t + n_hold / FPS))
             for _ in range(n_hold):
                 put(img)
             t += n_hold / FPS
             if k + 1 < len(imgs):
-                nxt = cv2.resize(imgs[k + 1], (w, h))
                 for j in range(1, n_fade + 1):
-                    put(cv2.addWeighted(img, 1 - j / (n_fade + 1), nxt, j / (n_fade + 1), 0))
+                    put(cv2.addWeighted(img, 1 - j / (n_fade + 1), imgs[k + 1], j / (n_fade + 1), 0))
                 t += n_fade / FPS
         for p in s.encode():
             c.mux(p)
