@@ -23,6 +23,7 @@ from transcriber.position import CHECKERS
 
 from .calibrate import BoardLocator, Calibration, Tracker
 from .decoding import decoded_ahead, frame_count, video_fps, video_frames
+from .dicesize import DiceSize
 from .follow import Anchor, same_corners
 from .frames import as_frame
 from .geometry import BoardGeometry
@@ -143,6 +144,7 @@ class Observer:
         self.slot_reader = slot_reader
         self.colours = BoardColours()  # this board's checker colours, learnt at each opening position
         self.adapter = self.opts.adapter  # this board's own points head (vision.adapt, `bgscribe adapt`)
+        self.dice_size = DiceSize()  # how big this board's dice look, learnt from them (vision.dicesize)
         self.geom: BoardGeometry | None = None
         self._tray_vote = 0.0  # the picture's evidence for trays on the right, over the reads so far (decaying)
         self._tray_counts = 0.0  # the checkers' evidence for it (decaying)
@@ -152,11 +154,11 @@ class Observer:
         self._last_read: tuple | None = None  # (corners, slots, dice, cube, bar_x) of the last read, if sure
 
     def board_state(self) -> dict:
-        """What was learnt about this board that outlives one video: its checker colours, which end
-        its trays are at, and the field's corners where a person gave them. The server keeps it per board,
-        so a 60 s segment that never shows an opening position still knows the colours."""
+        """What was learnt about this board that outlives one video: its checker colours, how big its dice
+        look, which end its trays are at, and the field's corners where a person gave them. The server keeps
+        it per board, so a 60 s segment that never shows an opening position still knows the colours."""
         state = {"colours": self.colours.to_json(), "tray_vote": round(self._tray_vote, 4),
-                 "tray_counts": round(self._tray_counts, 4)}
+                 "tray_counts": round(self._tray_counts, 4), "dice_size": self.dice_size.to_json()}
         cal, anchor = self.tracker.current, self.tracker.anchor
         if cal is not None and cal.confirmed and cal.field is not None:  # corners a person gave: kept per board
             # as given, with the picture they were given on (bumps since are followed from it), and as now
@@ -173,6 +175,7 @@ class Observer:
         self.colours = BoardColours.from_json(state.get("colours") or {})
         self._tray_vote = float(state.get("tray_vote", 0.0))
         self._tray_counts = float(state.get("tray_counts", 0.0))
+        self.dice_size = DiceSize.from_json(state.get("dice_size"))
         corners, now, profile = field_of_state(state)
         if corners is None:
             return
@@ -268,7 +271,7 @@ class Observer:
         self.motion.mark_quiet()
         rect, geom = self._rectify(frame.bgr, cal)
         mine = {"adapter": self.adapter} if self.adapter is not None else {}  # the board's own points head
-        obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours, **mine)
+        obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours, dice_size=self.dice_size, **mine)
         x0, _, x1, _ = geom.bar_rect()
         obs.bar_x = (x0 + x1) / 2
         for d in obs.dice:

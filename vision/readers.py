@@ -29,6 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .dicesize import LADDER, DiceSize
 from .geometry import BAR_SLOT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .observation import CUBE_PLACES, CUBE_VALUES, MAX_COUNT, CubeReading, DieReading, SlotReading
 from .rectify import BAR_CROP, POINT_CROP, SCALE, TRAY_CROP, board_to_rect, slot_rect
@@ -40,6 +41,8 @@ N_POINT_CLASSES = 1 + 2 * MAX_COUNT  # empty, light 1..15, dark 1..15
 DIE_CROP = 48  # px of the full-resolution board (32 mm) around a die candidate
 DIE_PX = 24  # px a default 16 mm die spans in that crop (1.5 px/mm); real dice, often 12-16 mm, span 18-24
 HEAT_STRIDE = 4  # heat-map cells per pixel of the half-resolution board
+HEAT_MIN_SCALE = 0.8  # the heat map never sees the board smaller: checkers shrink to a die's size and it fires on
+# them (the pine board's 29 frames with dice: 61 candidates at 0.8, 78 at 0.7, 114 at 0.6)
 DICE_TURNS = 8  # views of each die crop the dice classifier averages (quarter turns, mirrored: `classify_dice`)
 HEAT_THRESHOLD = 0.2  # a die candidate's peak must reach this (chosen on calibration frames, not held-out ones)
 CUBE_CROP = 64  # px the cube windows are resized to
@@ -103,9 +106,15 @@ def heat_input(rect: np.ndarray) -> np.ndarray:
     return cv2.pyrDown(rect)
 
 
-def die_crop(rect: np.ndarray, xy_px: tuple[float, float]) -> np.ndarray:
-    """DIE_CROP x DIE_CROP px of the full-resolution board centred on (x, y) rectified pixels."""
-    return cv2.getRectSubPix(rect, (DIE_CROP, DIE_CROP), (float(xy_px[0]), float(xy_px[1])))
+def die_crop(rect: np.ndarray, xy_px: tuple[float, float], scale: float = 1.0) -> np.ndarray:
+    """DIE_CROP x DIE_CROP px of the full-resolution board centred on (x, y) rectified pixels; at a ``scale``
+    other than 1 (this board's dice: `vision.dicesize`) the window is DIE_CROP / scale wide, resized."""
+    xy = (float(xy_px[0]), float(xy_px[1]))
+    if scale == 1.0:
+        return cv2.getRectSubPix(rect, (DIE_CROP, DIE_CROP), xy)
+    w = int(round(DIE_CROP / scale))
+    return cv2.resize(cv2.getRectSubPix(rect, (w, w), xy), (DIE_CROP, DIE_CROP),
+                      interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
 
 
 def cube_places_px(geom: BoardGeometry) -> dict[str, tuple[float, float]]:
@@ -406,28 +415,46 @@ class Readers:
         assert len(out) == N_SLOTS
         return out
 
-    def read_dice(self, rect: np.ndarray, geom: BoardGeometry) -> list[DieReading]:
+    def read_dice(self, rect: np.ndarray, geom: BoardGeometry, size: DiceSize | None = None) -> list[DieReading]:
+        """The dice on the board. ``size``: how big this board's dice look (`vision.dicesize`), learnt from
+        every read while it is still learning; None: the default's size."""
+        scale = size.scale if size is not None else 1.0
+        hs = min(max(scale, HEAT_MIN_SCALE), 1.0)  # the heat map sees the dice brought towards its size
+        small = rect if hs == 1.0 else cv2.resize(rect, None, fx=hs, fy=hs, interpolation=cv2.INTER_AREA)
         m = self._m["dice_heat"]
-        heat = _sigmoid(m.run(nchw(heat_input(rect)[None]))[0][0, 0] / m.temperature[0])
+        heat = _sigmoid(m.run(nchw(heat_input(small)[None]))[0][0, 0] / m.temperature[0])
         peaks = find_peaks(heat, HEAT_THRESHOLD)
         if not peaks:
             return []
-        centres = [heat_to_rect(x, y) for x, y, _ in peaks]
-        probs, aux = self.classify_dice(np.stack([die_crop(rect, c) for c in centres]))
+        centres = [(x / hs, y / hs) for x, y in (heat_to_rect(px, py) for px, py, _ in peaks)]
         bx0, _, bx1, _ = geom.bar_rect()
+        # a die at this board's scale must be one at the default's too: shrunk to a die's size, the edge of a
+        # checker passes for a die showing 1 (rendered 32 mm dice: 0.75 false dice a frame, 0.05 with this)
+        scales = LADDER if size is not None and size.learning else tuple(dict.fromkeys((scale, 1.0)))
+        crops = np.stack([die_crop(rect, c, s) for s in scales for c in centres])
+        probs_all, aux_all = self.classify_dice(crops)
+        n = len(centres)
+        by_scale = {s: probs_all[i * n:(i + 1) * n] for i, s in enumerate(scales)}
+        if len(scales) > 1:
+            off_bar = [k for k, c in enumerate(centres) if not bx0 < rect_to_mm(c, geom)[0] < bx1]
+            if off_bar:
+                size.learn({s: p[off_bar] for s, p in by_scale.items()})
+                scale = size.scale  # this read's dice are evidence too
+        i = scales.index(scale)
+        probs, aux = by_scale[scale], aux_all[i * n:(i + 1) * n]
         out = []
         for k, c in enumerate(centres):
-            if probs[k, 0] >= 0.5:  # not a die
+            if probs[k, 0] >= 0.5 or by_scale[1.0][k, 0] >= 0.5:  # not a die
                 continue
             values = probs[k, 1:] / max(float(probs[k, 1:].sum()), 1e-12)
-            cx = c[0] + float(aux[k, 2]) * DIE_CROP / 2
-            cy = c[1] + float(aux[k, 3]) * DIE_CROP / 2
+            cx = c[0] + float(aux[k, 2]) * DIE_CROP / 2 / scale
+            cy = c[1] + float(aux[k, 3]) * DIE_CROP / 2 / scale
             xy = rect_to_mm((cx, cy), geom)
             if bx0 < xy[0] < bx1:  # on the bar: a hinge, a screw, or a die that must be thrown again
                 continue
             out.append(DieReading(values, xy, cocked=float(_sigmoid(aux[k, 0])),
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
-        return _dedupe(out)
+        return _dedupe(out, 10.0 / scale)
 
     def classify_dice(self, crops: np.ndarray, turns: int = DICE_TURNS) -> tuple[np.ndarray, np.ndarray]:
         """Die crops (N, DIE_CROP, DIE_CROP, 3) -> (N, 7) probabilities (not a die, 1..6) and the raw
@@ -471,9 +498,10 @@ class Readers:
         values = values / values.sum() if values.sum() > 0 else np.full(len(CUBE_VALUES), 1 / len(CUBE_VALUES))
         return CubeReading(values, {place: float(w[i]) for i, place in enumerate(CUBE_PLACES)})
 
-    def read_board(self, rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None):
+    def read_board(self, rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None,
+                   dice_size: DiceSize | None = None):
         rect = _as_bgr(rect)
-        return (self.read_slots(rect, geom, colours, adapter), self.read_dice(rect, geom),
+        return (self.read_slots(rect, geom, colours, adapter), self.read_dice(rect, geom, dice_size),
                 self.read_cube(rect, geom))
 
 
@@ -512,8 +540,9 @@ def read_slots(rect: np.ndarray, geom: BoardGeometry) -> list[SlotReading]:
     return default_readers().read_slots(_as_bgr(rect), geom)
 
 
-def read_board(rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None) \
-        -> tuple[list[SlotReading], list[DieReading], CubeReading | None]:
+def read_board(rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None,
+               dice_size: DiceSize | None = None) -> tuple[list[SlotReading], list[DieReading], CubeReading | None]:
     """Everything on a rectified board: 27 slot readings, the dice found, and the cube (``colours``: see
-    `BoardColours`; ``adapter``: the board's own points head, `vision.adapt`)."""
-    return default_readers().read_board(rect, geom, colours, adapter)
+    `BoardColours`; ``adapter``: the board's own points head, `vision.adapt`; ``dice_size``: how big its dice
+    look, `vision.dicesize`)."""
+    return default_readers().read_board(rect, geom, colours, adapter, dice_size)

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from .calibrate import Calibration
+from .dicesize import DiceSize
 from .fieldfind import FieldFit, find_field, given_field, order_corners, turned_corners
 from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP
 from .readers import Readers, default_readers
@@ -65,9 +66,11 @@ class PictureReading:
 
 
 def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
-                 readers: Readers | None = None, profile: tuple | None = None, adapter=None) -> PictureReading:
+                 readers: Readers | None = None, profile: tuple | None = None, adapter=None,
+                 dice_size: DiceSize | None = None) -> PictureReading:
     """``profile``: the board's (bar share, point share) as known already (its board state); else measured.
-    ``adapter``: the board's own points head (vision.adapt)."""
+    ``adapter``: the board's own points head (vision.adapt). ``dice_size``: how big its dice look
+    (vision.dicesize), learning from this picture too."""
     fit = given_field(picture, field) if field is not None else find_field(picture)
     if profile is not None:
         fit = replace(fit, bar_frac=float(profile[0]), point_len=float(profile[1]))
@@ -76,7 +79,7 @@ def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
         return PictureReading(fit, corners, [], [], None)
     geom = fit.geometry()  # the board's own bar and points, as the observer takes them
     rect = rectify(picture, homography(Calibration.from_field(corners, fit.quality, geom).corners, geom), geom)
-    slots, dice, cube = (readers or default_readers()).read_board(rect, geom, adapter=adapter)
+    slots, dice, cube = (readers or default_readers()).read_board(rect, geom, adapter=adapter, dice_size=dice_size)
     return PictureReading(fit, corners, slots, dice, cube)
 
 

@@ -47,6 +47,7 @@ from transcriber.observation import FrameObservation  # noqa: E402
 from transcriber.position import Position  # noqa: E402
 from transcriber.transcribe import decode_match  # noqa: E402
 from vision.adapt import adapt_to_picture  # noqa: E402
+from vision.dicesize import DiceSize  # noqa: E402
 from vision.observe import ObserveOptions, field_on_picture, observe_video  # noqa: E402
 from vision.still import read_picture, to_json  # noqa: E402
 
@@ -96,11 +97,12 @@ def bench_frames(real: Path, seq: dict, adapter) -> dict:
             continue
         f = {"points_right": 0, "counts_right": 0, "board_right": 0, "dice_right": 0, "frames": 0, "points": 0,
              "frames_with_dice": 0}
+        size = DiceSize()  # the board's dice size, learnt over the sequence as the observer learns it
         for fr in frames:
             if fr.get("partial"):
                 continue
             img = cv2.imread(str(real / seq["folder"] / fr["file"]))
-            got = frame_figures(to_json(read_picture(img, field, adapter=adp)), fr)
+            got = frame_figures(to_json(read_picture(img, field, adapter=adp, dice_size=size)), fr)
             f["frames"] += 1
             f["points"] += 24
             for k in ("points_right", "counts_right", "board_right"):
@@ -108,7 +110,7 @@ def bench_frames(real: Path, seq: dict, adapter) -> dict:
             if fr.get("dice"):
                 f["frames_with_dice"] += 1
                 f["dice_right"] += got["dice_right"]
-        tot[tag] = {"frames": f["frames"], "points": f["points"],
+        tot[tag] = {"frames": f["frames"], "points": f["points"], "dice_scale": size.scale,
                     "points_right": round(f["points_right"] / max(f["points"], 1), 3),
                     "counts_right": round(f["counts_right"] / max(f["points"], 1), 3),
                     "boards_right": f["board_right"], "frames_with_dice": f["frames_with_dice"],

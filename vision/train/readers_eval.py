@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..dicesize import DiceSize
 from ..readers import Readers
 from .readers_data import EVAL_SEED0, HELD_OUT_SCHEMES, Frame, frames
 
@@ -47,12 +48,15 @@ def eval_frames(profile: str, n: int, noise: float = 2.0, seed: int = 0, schemes
 
 
 def evaluate(models: Path | str | Readers, profile: str, n: int, noise: float = 2.0, seed: int = 0,
-             schemes: list[str] | None = None, die_size: float = 16.0) -> dict:
+             schemes: list[str] | None = None, die_size: float = 16.0, learn_dice_size: bool = False) -> dict:
+    """``learn_dice_size``: read the dice as the observer does, at the scale learnt from the frames so far
+    (`vision.dicesize`); else at the default's."""
     readers = models if isinstance(models, Readers) else Readers(models)
     acc = _Acc()
+    size = DiceSize() if learn_dice_size else None
     for f in eval_frames(profile, n, noise, seed, schemes, die_size):
         t = time.perf_counter()
-        slots, dice, cube = readers.read_board(f.rect, f.geom)
+        slots, dice, cube = readers.read_board(f.rect, f.geom, dice_size=size)
         acc.ms.append((time.perf_counter() - t) * 1000)
         acc.add(f, slots, dice, cube)
     return acc.result()
