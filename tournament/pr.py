@@ -119,12 +119,13 @@ def analyse_mat(mat_path: str | Path, ply: int = DEFAULT_PLY, timeout: float = 6
     mat_path = Path(mat_path)
     if not mat_path.is_file():
         raise FileNotFoundError(f"{mat_path}: no such file")
+    from transcriber.mat import read_mat, write_mat
+
+    record = read_mat(mat_path)  # MatchFormatError naming the line (whether or not gnubg is here); any format we
+    # read, written as gnubg reads
     exe = find_gnubg()
     if exe is None:
         raise GnubgError("GNU Backgammon is not installed (Debian: apt-get install gnubg), so no PR was computed")
-    from transcriber.mat import read_mat, write_mat
-
-    record = read_mat(mat_path)  # MatchFormatError naming the line; any format we read, written as gnubg reads
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bgscribe-pr-") as tmp:
         src = Path(tmp) / "match.mat"  # gnubg's command line splits on spaces: a plain path

@@ -430,15 +430,17 @@ class Readers:
         bx0, _, bx1, _ = geom.bar_rect()
         # a die at this board's scale must be one at the default's too: shrunk to a die's size, the edge of a
         # checker passes for a die showing 1 (rendered 32 mm dice: 0.75 false dice a frame, 0.05 with this)
-        scales = LADDER if size is not None and size.learning else tuple(dict.fromkeys((scale, 1.0)))
+        learning = size is not None and size.learning
+        scales = LADDER if learning else tuple(dict.fromkeys((scale, 1.0)))
         crops = np.stack([die_crop(rect, c, s) for s in scales for c in centres])
         probs_all, aux_all = self.classify_dice(crops)
         n = len(centres)
         by_scale = {s: probs_all[i * n:(i + 1) * n] for i, s in enumerate(scales)}
-        if len(scales) > 1:
-            off_bar = [k for k, c in enumerate(centres) if not bx0 < rect_to_mm(c, geom)[0] < bx1]
-            if off_bar:
-                size.learn({s: p[off_bar] for s, p in by_scale.items()})
+        if learning:  # from the candidates that are dice at the default's crop, off the bar
+            dice = [k for k, c in enumerate(centres)
+                    if by_scale[1.0][k, 0] < 0.5 and not bx0 < rect_to_mm(c, geom)[0] < bx1]
+            if dice:
+                size.learn({s: p[dice] for s, p in by_scale.items()})
                 scale = size.scale  # this read's dice are evidence too
         i = scales.index(scale)
         probs, aux = by_scale[scale], aux_all[i * n:(i + 1) * n]

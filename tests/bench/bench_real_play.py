@@ -16,6 +16,9 @@ Per sequence:
   (`observe --field`, and ``--adapter`` unless --no-adapt), decoded (`bgscribe transcribe`), and the
   transcript's plays aligned with the labelled ones: right, flagged (the transcript asks a person),
   silently wrong (a wrong play not flagged: the figure that matters), missed, extra.
+* play after the other game: the same, the observer starting from the board state the other sequence's play
+  left (the sequences are games on one board; a match's later games start from what its first taught:
+  checker colours, tray end, how big the dice look).
 
 Where frames between two plays were not kept, the labels say the plays were made unseen: the transcript is
 expected to flag or miss those (its dice were never on the board); they are counted apart.
@@ -27,6 +30,7 @@ import argparse
 import difflib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -197,20 +201,27 @@ def score_plays(labelled: list[dict], got: list[dict]) -> dict:
     return f
 
 
-def bench_play(real: Path, seq: dict, adapter, hold: float, keep: Path | None) -> dict:
+def bench_play(real: Path, seq: dict, adapter, hold: float, keep: Path | None,
+               state_from: Path | None = None) -> tuple[dict, Path]:
+    """The sequence as footage, observed and transcribed: its figures, and the board state the observer left
+    (``state_from``: a board state to start from, what an earlier game on this board taught)."""
     work = keep or Path(tempfile.mkdtemp(prefix="bgscribe-realplay-"))
     work.mkdir(parents=True, exist_ok=True)
-    video, obs = work / "play.mp4", work / "play.jsonl"
+    video, obs, state = work / "play.mp4", work / "play.jsonl", work / "board-state.json"
+    state.unlink(missing_ok=True)
+    if state_from is not None:
+        shutil.copyfile(state_from, state)
     spans = make_video(real, seq, video, hold)
     first = cv2.imread(str(real / seq["folder"] / sorted(seq["frames"], key=lambda f: f["order"])[0]["file"]))
     field, profile = field_on_picture(first, np.array(seq["field"], np.float64))
     t0 = time.perf_counter()
-    stats = observe_video(video, obs, ObserveOptions(field=field, profile=profile, adapter=adapter), progress=False)
+    stats = observe_video(video, obs, ObserveOptions(field=field, profile=profile, adapter=adapter), progress=False,
+                          board_state=state)
     observations = [FrameObservation.from_json(x) for x in obs.read_text().splitlines()]
     try:
         _, doc = decode_match(observations, ("Light", "Dark"), 0, "bmab", True, str(video))
     except ValueError as e:  # nothing quiet was read
-        return {"error": str(e), "frames": len(spans)}
+        return {"error": str(e), "frames": len(spans)}, state
     wall = time.perf_counter() - t0
     got = transcript_plays(doc, light_player=0)
     f = score_plays(seq["plays"], got)
@@ -222,7 +233,7 @@ def bench_play(real: Path, seq: dict, adapter, hold: float, keep: Path | None) -
     if keep:
         (work / "report.json").write_text(json.dumps(doc, indent=1))
         (work / "spans.json").write_text(json.dumps(spans))
-    return out
+    return out, state
 
 
 def main() -> None:
@@ -239,18 +250,28 @@ def main() -> None:
         return
     seqs = json.loads(LABELS.read_text())["sequences"]
     out: dict = {"benchmark": "real_play", "hold_s": args.hold}
-    for name, seq in seqs.items():
-        if args.only and name != args.only:
-            continue
+    names = [n for n in seqs if not args.only or n == args.only]
+    adapters, states = {}, {}
+    for name in names:
+        seq = seqs[name]
         opening = sorted(seq["frames"], key=lambda f: f["order"])[0]
         img = cv2.imread(str(args.real / seq["folder"] / opening["file"]))
         r = read_picture(img, np.array(seq["field"], np.float64))
-        adapter = adapt_to_picture(img, r.corners, r.fit.geometry(), opening["top"], opening["bottom"])
-        res = {"frames": bench_frames(args.real, seq, adapter)}
-        for tag, adp in (("shipped", None),) + (() if args.no_adapt else (("adapted", adapter),)):
-            res[f"play_{tag}"] = bench_play(args.real, seq, adp, args.hold,
-                                            args.keep / f"{name}-{tag}" if args.keep else None)
+        adapters[name] = adapt_to_picture(img, r.corners, r.fit.geometry(), opening["top"], opening["bottom"])
+        res = {"frames": bench_frames(args.real, seq, adapters[name])}
+        for tag, adp in (("shipped", None),) + (() if args.no_adapt else (("adapted", adapters[name]),)):
+            res[f"play_{tag}"], states[name, tag] = bench_play(
+                args.real, seq, adp, args.hold, args.keep / f"{name}-{tag}" if args.keep else None)
         out[name] = res
+    # The sequences are games on one board: each again, starting from what the other game taught the observer
+    # (its board state: checker colours, tray end, how big the dice look), as a match's later games start.
+    tag = "shipped" if args.no_adapt else "adapted"
+    for name in names:
+        other = next((o for o in names if o != name), None)
+        if other is not None:
+            out[name][f"play_{tag}_after_{other}"], _ = bench_play(
+                args.real, seqs[name], adapters[name] if tag == "adapted" else None, args.hold,
+                args.keep / f"{name}-{tag}-after-{other}" if args.keep else None, state_from=states[other, tag])
     print(json.dumps(out, indent=1))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .review_helpers import PASSWORD
-from .test_review_browser import ARTIFACTS, _image_loaded, page, server  # noqa: F401 - the fixtures
+from .test_review_browser import ARTIFACTS, _image_loaded, page, pytestmark, server  # noqa: F401 (fixtures, skips)
 
 CORNERS = [(0.15, 0.2), (0.85, 0.18), (0.88, 0.82), (0.12, 0.8)]
 
