@@ -55,7 +55,8 @@ def add_read_arguments(p) -> None:
                         "when the board is not found by itself or to check a known calibration")
     p.add_argument("--board", metavar="STATE.json",
                    help="what is known of this board: the state `bgscribe observe --board-state` keeps (its "
-                        "field as confirmed and followed, and its profile: the bar's and points' shares)")
+                        "field as confirmed and followed, its profile: the bar's and points' shares, and how big "
+                        "its dice look)")
     p.add_argument("--adapter", metavar="ADAPTER.json", help="what `bgscribe adapt` learnt of this board")
     p.add_argument("--json", action="store_true", help="print the reading as JSON (the default prints a summary)")
 
@@ -67,15 +68,15 @@ def run_read(args) -> int:
     try:
         img = load_picture(args.image)
         field = parse_field(args.field) if args.field else None
-        profile = None
+        profile = dice_size = None
         if args.board:
-            field_known, profile = board_of_state(args.board)
+            field_known, profile, dice_size = board_of_state(args.board)
             field = field if field is not None else field_known
         adapter = load_adapter(args.adapter) if args.adapter else None
     except (PictureError, ValueError, OSError) as e:
         print(f"bgscribe read: {e}", file=sys.stderr)
         return 2
-    out = to_json(read_picture(img, field, profile=profile, adapter=adapter))
+    out = to_json(read_picture(img, field, profile=profile, adapter=adapter, dice_size=dice_size))
     if args.json:
         print(json.dumps(out))
     elif not out["board_found"]:
@@ -130,7 +131,7 @@ def run_adapt(args) -> int:
 
     try:
         img = load_picture(args.image)
-        field, profile = board_of_state(args.board) if args.board else (None, None)
+        field, profile, _ = board_of_state(args.board) if args.board else (None, None, None)
         if args.field:
             field = parse_field(args.field)
         if field is None:
@@ -212,8 +213,9 @@ def load_adapter(path: str):
 
 
 def board_of_state(path: str) -> tuple:
-    """A board state file (`observe --board-state`) -> (its field's corners as now, its profile; each None where
-    it holds none). ValueError with what is wrong."""
+    """A board state file (`observe --board-state`) -> (its field's corners as now, its profile, each None where
+    it holds none; how big its dice look, `vision.dicesize`). ValueError with what is wrong."""
+    from .dicesize import DiceSize
     from .observe import field_of_state
 
     try:
@@ -224,9 +226,10 @@ def board_of_state(path: str) -> tuple:
         raise ValueError(f"{path}: not a board state (a JSON object)")
     try:
         _, now, profile = field_of_state(state)
-    except ValueError as e:
+        dice_size = DiceSize.from_json(state.get("dice_size"))
+    except (ValueError, TypeError, AttributeError) as e:
         raise ValueError(f"{path}: {e}") from None
-    return now, profile
+    return now, profile, dice_size
 
 
 def _field_of_video(video: str, text: str) -> tuple[tuple, tuple]:

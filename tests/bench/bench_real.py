@@ -17,6 +17,11 @@ made by eye, twice (tests/data/real_labels.json). Per folder:
   checkers moved between the two), and never moved where the camera stayed put.
 * dice: the dice classifier on the CC BY 4.0 Rune55 test split (each die cut out and scaled to the size a
   die has on a rectified board, and smaller: ``by_die_px``); ``--only dice-rune55`` runs this part alone.
+* dice on boards: the dice on real board pictures, read with the labelled field (`bgscribe read --field`):
+  single pictures (stream frames, photos) at the default's dice size, nothing to learn it from; the pine
+  board's two games frame by frame, its dice size learnt over each game as the observer learns it
+  (`vision.dicesize`). Dice values right (as multisets), missed, extra (false dice, or wrong values),
+  frames whose dice are all right.
 * speed: board finding per picture scaled to 1280 px wide, one core.
 """
 
@@ -38,12 +43,14 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from vision.dicesize import DiceSize  # noqa: E402
 from vision.fieldfind import find_field  # noqa: E402
 from vision.readers import DIE_PX, MODELS, Readers  # noqa: E402
 from vision.still import read_picture, to_json  # noqa: E402
 from vision.train.real_dice import dice_figures, load_split  # noqa: E402
 
 LABELS = Path(os.environ.get("BGSCRIBE_REAL_LABELS", ROOT / "tests" / "data" / "real_labels.json"))
+PLAY_LABELS = ROOT / "tests" / "data" / "real_play_labels.json"  # the pine board's games (bench_real_play.py)
 DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real"
 WRONG = 0.05  # a found field off by more than this share of its diagonal is a wrong board
 DICE_SIZES = (16, 20, 32)  # px per die in the crop, beside DIE_PX (24: the default 16 mm die; 32: a folding board's)
@@ -238,6 +245,56 @@ def bench_adapt(real: Path, labels: dict) -> dict:
     return out
 
 
+def _dice_match(read: list[int], labelled: list[int]) -> tuple[int, int, int]:
+    """(values right, missed, extra) of the dice read against the labelled ones, as multisets."""
+    left, right = list(labelled), 0
+    for v in read:
+        if v in left:
+            left.remove(v)
+            right += 1
+    return right, len(labelled) - right, len(read) - right
+
+
+def bench_board_dice(real: Path, labels: dict) -> dict:
+    tot: dict = {}
+
+    def add(source: str, read: list[int], labelled: list[int]) -> None:
+        f = tot.setdefault(source, {"frames": 0, "dice": 0, "values_right": 0, "missed": 0, "extra": 0,
+                                    "frames_all_right": 0})
+        right, missed, extra = _dice_match(read, labelled)
+        f["frames"] += 1
+        f["dice"] += len(labelled)
+        f["values_right"] += right
+        f["missed"] += missed
+        f["extra"] += extra
+        f["frames_all_right"] += sorted(read) == sorted(labelled)
+
+    def values(r) -> list[int]:
+        return [d["value"] for d in to_json(r)["dice"]]
+
+    for rel, lab in labels.items():
+        if isinstance(lab, dict) and "dice" in lab and "field" in lab and (real / rel).exists():
+            img = cv2.imread(str(real / rel))
+            add(rel.split("/")[0], values(read_picture(img, np.array(lab["field"], np.float64))), lab["dice"])
+    scales = {}
+    for name, seq in json.loads(PLAY_LABELS.read_text())["sequences"].items():
+        if not (real / seq["folder"]).is_dir():
+            continue
+        field, size = np.array(seq["field"], np.float64), DiceSize()
+        for fr in sorted(seq["frames"], key=lambda f: f["order"]):
+            if fr.get("partial"):
+                continue  # a hand over the board: its dice may be in the hand
+            img = cv2.imread(str(real / seq["folder"] / fr["file"]))
+            add("pine games (dice size learnt)", values(read_picture(img, field, dice_size=size)),
+                fr.get("dice") or [])
+        scales[name] = size.scale
+    for f in tot.values():
+        f["share_right"] = round(f["values_right"] / max(f["dice"], 1), 3)
+    if scales:
+        tot["pine games (dice size learnt)"]["scale_learnt"] = scales
+    return tot
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--real", type=Path, default=DEFAULT_REAL, help="the real pictures (default: %(default)s)")
@@ -278,6 +335,8 @@ def main() -> None:
         out["no_board"] = bench_negatives(args.real, args.negatives)
     if args.dice and args.only in (None, "dice-rune55"):
         out["dice_rune55_test"] = bench_dice(args.real, args.dice, models=args.models)
+    if not args.only:
+        out["dice_on_boards"] = bench_board_dice(args.real, labels)
     if args.follow and not args.only:
         out["follow"] = bench_follow(args.real, labels, args.follow)
     if not args.only:

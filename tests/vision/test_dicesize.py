@@ -15,6 +15,9 @@ from vision.dicesize import LADDER, MIN_DICE, SETTLED_DICE, DiceSize
 from vision.observe import Observer
 from vision.readers import MODELS, NAMES, default_readers
 from vision.still import read_picture, to_json
+from vision.synth.rig import Rig
+from vision.synth.scene import Die, Scene
+from vision.train.readers_data import EVAL_SEED0, HELD_OUT_SCHEMES
 from vision.train.readers_eval import evaluate
 
 needs_models = pytest.mark.skipif(not all((MODELS / f"{n}.onnx").exists() for n in NAMES),
@@ -87,3 +90,36 @@ def test_the_pine_boards_big_dice_are_read_once_their_size_is_learnt():
                 right += got == sorted(fr["dice"])
         assert size.scale <= 0.5
     assert with_dice == 29 and right >= 15
+
+
+@needs_models
+def test_read_with_a_board_state_reads_its_dice_at_their_size(tmp_path, capsys):
+    """`bgscribe read --board STATE.json` reads the dice at the size the board's state learnt: a rendered
+    board with 24 mm dice (1.5 times the default's), its field given by the state; without the learnt size
+    one die is missed."""
+    from bgscribe.cli import main
+
+    rig = Rig.build("clean", EVAL_SEED0 + 977, (1280, 720), schemes=HELD_OUT_SCHEMES, die_size=24.0)
+    counts = np.zeros((27, 2), np.int16)
+    counts[0, 0], counts[5, 1], counts[12, 1], counts[18, 0] = 2, 5, 2, 5
+    x0, _, x1, _ = rig.geom.right_half(True)
+    dice = (Die(5, x0 + 45, -10.0, 12.0), Die(2, x1 - 60, 15.0, 50.0))
+    scene = Scene(counts=counts, dice=dice, cube_value=1, cube_place="centre")
+    still = tmp_path / "board.png"
+    cv2.imwrite(str(still), rig.sensor.expose(rig.camera_image(scene)[0], 1.0, 0))
+    fx0, fy0, fx1, fy1 = rig.geom.field()
+    field = rig.to_image([[fx0, fy0], [fx1, fy0], [fx1, fy1], [fx0, fy1]], scene.shift)
+    corners = [[round(float(x), 2), round(float(y), 2)] for x, y in field]
+    learnt = _evidence(0.64, SETTLED_DICE)
+    read = {}
+    for name, state in (("learnt", {"field": corners, "dice_size": learnt.to_json()}), ("none", {"field": corners})):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(state))
+        assert main(["read", str(still), "--board", str(path), "--json"]) == 0
+        read[name] = sorted(d["value"] for d in json.loads(capsys.readouterr().out)["dice"])
+    assert read["learnt"] == [2, 5]
+    assert read["none"] != [2, 5]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"field": corners, "dice_size": "big"}))
+    assert main(["read", str(still), "--board", str(bad)]) == 2
+    assert "bad.json" in capsys.readouterr().err
