@@ -10,8 +10,10 @@ whose readings are surest on average, over the board's dice so far, is the one i
 
 The default scale stays unless another beats it clearly (`MARGIN`) over enough dice (`MIN_DICE`): on a
 rendered board the default reads 0.999 sure on average against 0.94 at the next rung; on the pine board
-0.47 against 0.92 at 0.4. Once `SETTLED_DICE` dice have been seen the choice is kept and the ladder is no
-longer read (it costs about 40 crops a die). Carried across segments in the board state (`to_json`).
+(its first game as footage) 0.50 against 0.95 at 0.4. Only candidates that are dice at the default's crop as
+well count. Once `SETTLED_DICE` dice have been seen the choice is kept and the ladder is no longer read (it
+costs 48 crop views a die). Carried across segments in the board state (`to_json`); a board whose dice are
+changed for others of another size keeps the old scale until its state is cleared (a known limit).
 """
 
 from __future__ import annotations
