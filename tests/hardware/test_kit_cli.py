@@ -193,7 +193,8 @@ def test_register_board_errors(server, tmp_path):
 
 def test_threshold_benchmark_quick():
     """The benchmark behind the thresholds runs (CI mode) and shows what it measures: dice read at full
-    resolution, misread once a die gets only about 7 px, and blur hurting."""
+    resolution, below the 99.5 % target once a die gets only about 7 px (the dice of 2026-12-02 read 97.9 %
+    there, earlier ones under 97 %), and blur hurting."""
     r = subprocess.run([sys.executable, "tests/bench/bench_camera_thresholds.py", "--quick"], cwd=ROOT,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -201,7 +202,7 @@ def test_threshold_benchmark_quick():
     levels = {lv["size"]: lv for lv in doc["levels"]}
     assert set(levels) == {"1600x900", "800x450", "480x270"}
     assert levels["1600x900"]["dice_value_acc"] >= 0.99 and levels["1600x900"]["px_per_die"] > 20
-    assert levels["480x270"]["px_per_die"] < 8 and levels["480x270"]["dice_value_acc"] < 0.97
+    assert levels["480x270"]["px_per_die"] < 8 and levels["480x270"]["dice_value_acc"] < 0.995
     sharp, soft = sorted(doc["blur"], key=lambda b: b["blur_sigma_px"])
     assert soft["edge_width_px"] > 2 * sharp["edge_width_px"] and soft["dice_value_acc"] < sharp["dice_value_acc"]
     assert doc["thresholds"]["dice_value"]["fails_at_size"] == "480x270"

@@ -49,9 +49,13 @@ EVAL_SEED0 = 10_000
 CALIB_SEED0 = 5_000
 TRAIN_PROFILES = ("clean", "standard", "standard", "standard", "hard", "hard")
 SIZE = (1280, 720)
-# the rendered dice's side, mm, drawn per rig: on the default board's field, so 12-16 mm dice on boards from a tenth
-# larger to a third smaller than it (what the rectified view shows of a folding board's dice)
-TRAIN_DIE_MM = (12.0, 25.0)
+# the rendered dice's side, mm, drawn per rig: about the default's 16 mm, for a board's dice are read at the scale
+# that brings them there (`vision.dicesize`: its rungs 1.25x apart, so a die shows within 1.12x of a rung's size)
+TRAIN_DIE_MM = (13.0, 19.5)
+# a share of the "not a die" crops is cut from a window widened this much (1/scale: `readers.die_crop`): what a
+# board's checkers look like when its dice are read at a scale below 1, their edges shrunk to a die's size
+SHRUNK_NEGATIVES = 0.4
+SHRUNK_SCALES = (0.4, 0.8)
 CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)
 
 
@@ -250,9 +254,10 @@ def examples(frame: Frame, rng: np.random.Generator, keep_empty: float = 0.5, di
             x, y = x + float(rng.normal(0, 8)), y + float(rng.normal(0, 8))
         else:
             x, y = float(rng.uniform(20, w - 20)), float(rng.uniform(20, h - 20))
-        if any((x - cx) ** 2 + (y - cy) ** 2 < 26.0**2 for cx, cy in centres):
+        scale = float(rng.uniform(*SHRUNK_SCALES)) if rng.random() < SHRUNK_NEGATIVES else 1.0
+        if any((x - cx) ** 2 + (y - cy) ** 2 < (26.0 / scale) ** 2 for cx, cy in centres):
             continue
-        out["die_x"].append(die_crop(rect, (x, y)))
+        out["die_x"].append(die_crop(rect, (x, y), scale))
         out["die_y"].append(0)
         out["die_aux"].append([0.0, 0.0, 0.0, 0.0])
         n_neg += 1

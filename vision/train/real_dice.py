@@ -23,9 +23,9 @@ import numpy as np
 
 from ..readers import DIE_CROP, DIE_PX
 
-# px a real die spans in the crop: 12-16 mm dice on the rectified board (1.5 px/mm of the default board), where
-# the board itself is up to a third smaller than the default (folding boards: a pine board's 4-die spans 36 px)
-DIE_PX_RANGE = (12.0, 38.0)
+# px a real die spans in the crop: about the default's 24 (a board's dice are read at the scale that brings them
+# there, `vision.dicesize`), down to what a 12 mm die spans at the default's scale
+DIE_PX_RANGE = (12.0, 30.0)
 COPY_HASH_BITS = 12  # of 256: at most this far apart (any turn or mirror) is one photo (see `near_copies`)
 
 
