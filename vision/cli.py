@@ -227,7 +227,7 @@ def board_of_state(path: str) -> tuple:
     try:
         _, now, profile = field_of_state(state)
         dice_size = DiceSize.from_json(state.get("dice_size"))
-    except (ValueError, TypeError, AttributeError) as e:
+    except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
     return now, profile, dice_size
 

@@ -61,10 +61,15 @@ class DiceSize:
 
     @classmethod
     def from_json(cls, d: dict | None) -> DiceSize:
+        """`to_json`'s inverse; ValueError where ``d`` is not one."""
         out = cls()
         if not d:
             return out
-        sums = {float(k): float(v) for k, v in (d.get("sums") or {}).items()}
+        try:
+            sums = {float(k): float(v) for k, v in (d.get("sums") or {}).items()}
+            seen = int(d.get("seen", 0))
+        except (AttributeError, TypeError, ValueError):
+            raise ValueError("the board's dice size must be {\"seen\": n, \"sums\": {scale: sureness}}") from None
         if set(sums) == set(LADDER):  # evidence for another ladder is not comparable: start again
-            out.sums, out.seen = sums, int(d.get("seen", 0))
+            out.sums, out.seen = sums, seen
         return out

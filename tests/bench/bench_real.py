@@ -255,6 +255,19 @@ def _dice_match(read: list[int], labelled: list[int]) -> tuple[int, int, int]:
     return right, len(labelled) - right, len(read) - right
 
 
+def read_sequence(real: Path, seq: dict, adapter=None) -> tuple[list[tuple[dict, dict]], DiceSize]:
+    """A labelled sequence of real play (`PLAY_LABELS`): its frames with no hand over the board, in order, each
+    read as a still with the labelled field (``adapter``: the board's own points head), the board's dice size
+    learnt over them as the observer learns it. Returns (frame label, reading JSON) each, and that size."""
+    field, size, out = np.array(seq["field"], np.float64), DiceSize(), []
+    for fr in sorted(seq["frames"], key=lambda f: f["order"]):
+        if fr.get("partial"):
+            continue  # a hand over the board: its dice may be in the hand
+        img = cv2.imread(str(real / seq["folder"] / fr["file"]))
+        out.append((fr, to_json(read_picture(img, field, adapter=adapter, dice_size=size))))
+    return out, size
+
+
 def bench_board_dice(real: Path, labels: dict) -> dict:
     tot: dict = {}
 
@@ -269,24 +282,21 @@ def bench_board_dice(real: Path, labels: dict) -> dict:
         f["extra"] += extra
         f["frames_all_right"] += sorted(read) == sorted(labelled)
 
-    def values(r) -> list[int]:
-        return [d["value"] for d in to_json(r)["dice"]]
+    def values(r: dict) -> list[int]:
+        return [d["value"] for d in r["dice"]]
 
     for rel, lab in labels.items():
         if isinstance(lab, dict) and "dice" in lab and "field" in lab and (real / rel).exists():
             img = cv2.imread(str(real / rel))
-            add(rel.split("/")[0], values(read_picture(img, np.array(lab["field"], np.float64))), lab["dice"])
+            add(rel.split("/")[0], values(to_json(read_picture(img, np.array(lab["field"], np.float64)))),
+                lab["dice"])
     scales = {}
     for name, seq in json.loads(PLAY_LABELS.read_text())["sequences"].items():
         if not (real / seq["folder"]).is_dir():
             continue
-        field, size = np.array(seq["field"], np.float64), DiceSize()
-        for fr in sorted(seq["frames"], key=lambda f: f["order"]):
-            if fr.get("partial"):
-                continue  # a hand over the board: its dice may be in the hand
-            img = cv2.imread(str(real / seq["folder"] / fr["file"]))
-            add("pine games (dice size learnt)", values(read_picture(img, field, dice_size=size)),
-                fr.get("dice") or [])
+        reads, size = read_sequence(real, seq)
+        for fr, r in reads:
+            add("pine games (dice size learnt)", values(r), fr.get("dice") or [])
         scales[name] = size.scale
     for f in tot.values():
         f["share_right"] = round(f["values_right"] / max(f["dice"], 1), 3)

@@ -47,13 +47,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.bench.bench_real import _counts as _cells  # noqa: E402
+from tests.bench.bench_real import read_sequence  # noqa: E402
 from transcriber.observation import FrameObservation  # noqa: E402
 from transcriber.position import Position  # noqa: E402
 from transcriber.transcribe import decode_match  # noqa: E402
 from vision.adapt import adapt_to_picture  # noqa: E402
-from vision.dicesize import DiceSize  # noqa: E402
 from vision.observe import ObserveOptions, field_on_picture, observe_video  # noqa: E402
-from vision.still import read_picture, to_json  # noqa: E402
+from vision.still import read_picture  # noqa: E402
 
 LABELS = Path(os.environ.get("BGSCRIBE_REAL_PLAY_LABELS", ROOT / "tests" / "data" / "real_play_labels.json"))
 DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real"
@@ -93,20 +93,15 @@ def frame_figures(read: dict, frame: dict) -> dict:
 
 
 def bench_frames(real: Path, seq: dict, adapter) -> dict:
-    frames = sorted(seq["frames"], key=lambda f: f["order"])
-    field = np.array(seq["field"], np.float64)
     tot: dict = {}
     for tag, adp in (("shipped", None), ("adapted", adapter)):
         if tag == "adapted" and adp is None:
             continue
         f = {"points_right": 0, "counts_right": 0, "board_right": 0, "dice_right": 0, "frames": 0, "points": 0,
              "frames_with_dice": 0}
-        size = DiceSize()  # the board's dice size, learnt over the sequence as the observer learns it
-        for fr in frames:
-            if fr.get("partial"):
-                continue
-            img = cv2.imread(str(real / seq["folder"] / fr["file"]))
-            got = frame_figures(to_json(read_picture(img, field, adapter=adp, dice_size=size)), fr)
+        reads, size = read_sequence(real, seq, adp)
+        for fr, read in reads:
+            got = frame_figures(read, fr)
             f["frames"] += 1
             f["points"] += 24
             for k in ("points_right", "counts_right", "board_right"):

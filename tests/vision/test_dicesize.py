@@ -10,11 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.bench.bench_real import read_sequence
 from tests.bench.bench_real_play import DEFAULT_REAL, LABELS
 from vision.dicesize import LADDER, MIN_DICE, SETTLED_DICE, DiceSize
 from vision.observe import Observer
 from vision.readers import MODELS, NAMES, default_readers
-from vision.still import read_picture, to_json
 from vision.synth.rig import Rig
 from vision.synth.scene import Die, Scene
 from vision.train.readers_data import EVAL_SEED0, HELD_OUT_SCHEMES
@@ -79,15 +79,11 @@ def test_the_pine_boards_big_dice_are_read_once_their_size_is_learnt():
     seqs = json.loads(LABELS.read_text())["sequences"]
     right = with_dice = 0
     for seq in seqs.values():
-        field, size = np.array(seq["field"], np.float64), DiceSize()
-        for fr in sorted(seq["frames"], key=lambda f: f["order"]):
-            if fr.get("partial"):
-                continue
-            img = cv2.imread(str(DEFAULT_REAL / seq["folder"] / fr["file"]))
-            got = sorted(d["value"] for d in to_json(read_picture(img, field, dice_size=size))["dice"])
+        reads, size = read_sequence(DEFAULT_REAL, seq)
+        for fr, read in reads:
             if fr.get("dice"):
                 with_dice += 1
-                right += got == sorted(fr["dice"])
+                right += sorted(d["value"] for d in read["dice"]) == sorted(fr["dice"])
         assert size.scale <= 0.5
     assert with_dice == 29 and right >= 15
 
