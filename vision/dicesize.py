@@ -12,7 +12,12 @@ The default scale stays unless another beats it clearly (`MARGIN`) over enough d
 rendered board the default reads 0.999 sure on average against 0.94 at the next rung; on the pine board
 (its first game as footage) 0.50 against 0.95 at 0.4. Only candidates that are dice at the default's crop as
 well count. Once `SETTLED_DICE` dice have been seen the choice is kept and the ladder is no longer read (it
-costs 48 crop views a die). Carried across segments in the board state (`to_json`); a board whose dice are
+costs 48 crop views a die).
+
+While it learns, a die is not read at one scale: its values are those of every scale, weighed by how likely
+each is the board's (`weights`: the summed sureness so far, this read's dice included, as log-odds scaled so
+that the choice's own threshold, `MARGIN` over `MIN_DICE` dice, is 20 to 1). The pine board's first roll (41)
+read 32 at the default's scale; its dice read at the scales the roll itself favours are 41. Carried across segments in the board state (`to_json`); a board whose dice are
 changed for others of another size keeps the old scale until its state is cleared (a known limit).
 """
 
@@ -26,6 +31,7 @@ LADDER = (1.25, 1.0, 0.8, 0.64, 0.5, 0.4)  # crop scales tried: above 1 for smal
 MIN_DICE = 10  # die candidates seen before a scale other than the default may be chosen
 MARGIN = 0.1  # how much surer on average another scale must read than the default
 SETTLED_DICE = 40  # after this many candidates the scale is kept and the ladder no longer read
+ODDS = 20.0  # how much likelier a scale is than the default once it beats it by MARGIN over MIN_DICE dice
 
 
 @dataclass
@@ -46,6 +52,15 @@ class DiceSize:
         mean = {s: v / self.seen for s, v in self.sums.items()}
         best = max(mean, key=mean.get)
         return best if mean[best] >= mean[1.0] + MARGIN else 1.0
+
+    def weights(self) -> dict[float, float]:
+        """How likely each scale is this board's, from the evidence so far (they sum to 1): a softmax of the summed
+        sureness, with a sureness of `MARGIN` x `MIN_DICE` over the default at `ODDS` to 1."""
+        beta = np.log(ODDS) / (MARGIN * MIN_DICE)
+        top = max(self.sums.values())
+        w = {s: float(np.exp(beta * (v - top))) for s, v in self.sums.items()}
+        total = sum(w.values())
+        return {s: v / total for s, v in w.items()}
 
     def learn(self, probs_by_scale: dict[float, np.ndarray]) -> None:
         """``probs_by_scale``: for every scale of the ladder, the (N, 7) probabilities (not a die, 1..6) of

@@ -441,9 +441,15 @@ class Readers:
                     if by_scale[1.0][k, 0] < 0.5 and not bx0 < rect_to_mm(c, geom)[0] < bx1]
             if dice:
                 size.learn({s: p[dice] for s, p in by_scale.items()})
-                scale = size.scale  # this read's dice are evidence too
+            # the size still open: every scale's reading, weighed by how likely it is the board's (this read's dice
+            # are evidence too); the extras are the likeliest scale's
+            w = size.weights()
+            scale = max(w, key=w.get)
+            probs = sum(w[s] * by_scale[s] for s in scales)
+        else:
+            probs = by_scale[scale]
         i = scales.index(scale)
-        probs, aux = by_scale[scale], aux_all[i * n:(i + 1) * n]
+        aux = aux_all[i * n:(i + 1) * n]
         out = []
         for k, c in enumerate(centres):
             if probs[k, 0] >= 0.5 or by_scale[1.0][k, 0] >= 0.5:  # not a die
