@@ -32,6 +32,7 @@ BEAM_MARGIN = 16.0  # nats: histories this far behind the best are dropped ...
 EXPAND_MARGIN = 12.0  # ... and these are kept but not expanded further
 DICE_CANDIDATES = 6  # dice readings tried per roll ...
 DICE_MARGIN = 7.0  # ... at most this far behind the best reading
+DICE_OVERRULED = 3.0  # nats: a roll the dice read this much less likely than their likeliest was chosen by the board
 CLOSE_CALL = 4.0  # nats: a runner-up play this close is flagged
 UNEXPLAINED = 14.0  # nats below the unconstrained reading: no legal play explains the board
 JUNK = 10.0  # nats: the most one settle can say against a position (a hand resting over the points, a knock)
@@ -498,6 +499,14 @@ class Decoder:
                           if sorted(options[j][2]) != sorted(roll)), None)
             split = int(splits[rank])
             prov = self._provenance(seg, play, roll, split, total, alts, other)
+            over = _overruled(cands, roll)
+            if over is not None:
+                read, gap = over
+                prov.flags.append(Flag("dice_overruled", f"the dice were read {read[0]}{read[1]} ({gap:.1f} nats "
+                                       f"likelier than {roll[0]}{roll[1]}); {roll[0]}{roll[1]} is what the board "
+                                       "and the rules allow: a die misread, or a roll the rules do not expect",
+                                       round(float(prov.confidence), 4)))
+                prov.alternatives.insert(0, f"dice {read[0]}{read[1]}")
             if seg.roll.dice.on_checker > 0.5 and not self.profile.dice_on_checker_valid:
                 prov.flags.append(Flag("dice_on_checker", f"played with a die read lying on a checker: under "
                                        f"{self.profile.name} rules that throw is thrown again", None))
@@ -1014,6 +1023,17 @@ def _width(ranked) -> int:
 def _missed_in_gap() -> Flag:
     return Flag("footage_gap", "played while the footage was missing (roll and play guessed from the board "
                 "afterwards)", None)
+
+
+def _overruled(cands: list[tuple[float, tuple[int, int]]], roll: tuple[int, int]) -> tuple[tuple[int, int], float] | None:
+    """The dice's likeliest reading and how much likelier they read it than ``roll``, where the roll played is not
+    it by more than `DICE_OVERRULED`: the play and the rules chose the roll against the dice (the opening's one die
+    a half, a die misread in glare). Such a roll is a guess a person should see, never a silent repair."""
+    best_lp, best = cands[0]
+    if sorted(best) == sorted(roll):
+        return None
+    lp = max((lp for lp, d in cands if sorted(d) == sorted(roll)), default=best_lp - DICE_MARGIN)
+    return (best, best_lp - lp) if best_lp - lp > DICE_OVERRULED else None
 
 
 def _opening_dice(settle: Settle) -> bool:

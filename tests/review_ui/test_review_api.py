@@ -391,7 +391,7 @@ def _gap_report(reason: str = "footage_gap") -> bytes:
                        "flags": []}).encode()
 
 
-@pytest.mark.parametrize("reason", ["footage_gap", "dice_unclear", "unseen_turn"])
+@pytest.mark.parametrize("reason", ["footage_gap", "dice_unclear", "dice_overruled", "unseen_turn"])
 def test_a_guessed_roll_offers_the_other_rolls_that_fit_the_board(app_client, reason):
     h = login(app_client, "ann")
     assert upload(app_client, app_client.match_id, h, report=_gap_report(reason), mat=False).status_code == 201
