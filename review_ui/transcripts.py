@@ -52,7 +52,8 @@ from transcriber.replay import MatchReplay, replay_match
 KINDS = {"move": Move, "double": Double, "take": Take, "drop": Drop, "beaver": Beaver, "raccoon": Raccoon,
          "resign": Resign, "timeout": Timeout}
 CUBE_KINDS = ("double", "take", "drop", "beaver", "raccoon")
-# Flags that mean the dice were not seen, or were read otherwise: the roll is the decoder's guess from the board afterwards.
+# Flags that mean the dice were not seen, or were read otherwise: the roll is the decoder's guess from the board
+# afterwards.
 GUESS_REASONS = ("footage_gap", "dice_unclear", "dice_overruled", "unseen_turn")
 ROLLS = [(a, b) for a in range(6, 0, -1) for b in range(a, 0, -1)]
 CONFIRMED, TRUSTED = "confirmed", "trusted"

@@ -1025,7 +1025,8 @@ def _missed_in_gap() -> Flag:
                 "afterwards)", None)
 
 
-def _overruled(cands: list[tuple[float, tuple[int, int]]], roll: tuple[int, int]) -> tuple[tuple[int, int], float] | None:
+def _overruled(cands: list[tuple[float, tuple[int, int]]],
+               roll: tuple[int, int]) -> tuple[tuple[int, int], float] | None:
     """The dice's likeliest reading and how much likelier they read it than ``roll``, where the roll played is not
     it by more than `DICE_OVERRULED`: the play and the rules chose the roll against the dice (the opening's one die
     a half, a die misread in glare). Such a roll is a guess a person should see, never a silent repair."""

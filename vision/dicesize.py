@@ -17,8 +17,9 @@ costs 48 crop views a die).
 While it learns, a die is not read at one scale: its values are those of every scale, weighed by how likely
 each is the board's (`weights`: the summed sureness so far, this read's dice included, as log-odds scaled so
 that the choice's own threshold, `MARGIN` over `MIN_DICE` dice, is 20 to 1). The pine board's first roll (41)
-read 32 at the default's scale; its dice read at the scales the roll itself favours are 41. Carried across segments in the board state (`to_json`); a board whose dice are
-changed for others of another size keeps the old scale until its state is cleared (a known limit).
+read 32 at the default's scale; its dice read at the scales the roll itself favours are 41. Carried across
+segments in the board state (`to_json`); a board whose dice are changed for others of another size keeps the old
+scale until its state is cleared (a known limit).
 """
 
 from __future__ import annotations
