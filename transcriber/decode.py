@@ -833,10 +833,14 @@ class Decoder:
 
     def _fits(self, seg: Segment, options, totals, splits) -> bool:
         """Does the best of these plays explain the board after it about as well as anything could?
-        (Judged on the last settle that shows the result: in the segment, else the next roll's.)"""
+        (Judged on the last settle that shows the result: in the segment, else the next roll's.) An illegal play
+        as the board shows it (`ShownPlay`) never does: the dice may be misread (a 22 read as 52 shows four 2s
+        played, which 52 cannot explain), so the other readings are weighed against it."""
         if not options:
             return False
         j = int(np.argmax(totals))
+        if isinstance(options[j][3], ShownPlay):
+            return False
         miss = self._unexplained(seg, int(splits[j]), options[j][3].result)
         return miss is None or miss < UNEXPLAINED / 2
 

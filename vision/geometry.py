@@ -44,6 +44,7 @@ class BoardGeometry:
     inner_h: float = 440.0
     die_size: float = 16.0
     cube_size: float = 30.0
+    line: int = 5  # checkers a point's first layer holds (the renderer's: players line up 6 or 7 before stacking)
 
     def with_field_shape(self, bar_frac: float, point_frac: float) -> BoardGeometry:
         """This board with a real board's bar and points, as shares of its playing field's width and height
@@ -120,13 +121,16 @@ class BoardGeometry:
     def checker_spot(self, slot: int, k: int) -> tuple[float, float, float]:
         """Where the k-th checker (0-based) on a slot rests: x, y, and height of its top (mm).
 
-        Points: five along the triangle from the base; the sixth on starts a second layer
-        lying in the grooves of the first, then a third, ... (15 fit: 5+4+3+2+1).
-        The bar: each colour lines up from the middle towards its own half.
+        Points: `line` along the triangle from the base (five on the default board; where players line up
+        six or seven, closer together so the line ends near the field's middle), then a second layer lying
+        in the grooves of the first, a third, ... (five in line: 5+4+3+2+1 hold 15).
         """
         r = self.checker_d / 2
-        layer, pos = _layer_of(k)
-        offset = r + 2.0 + (pos + layer / 2) * self.checker_d * 0.98
+        layer, pos = _layer_of(k, self.line)
+        # the first layer ends at most a little past the field's middle (the opposite point's checkers rarely
+        # reach that far)
+        pitch = min(self.checker_d * 0.98, (0.52 * self.inner_h - 2.0 - self.checker_d) / max(self.line - 1, 1))
+        offset = r + 2.0 + (pos + layer / 2) * pitch
         height = (layer + 1) * self.checker_h
         if slot < 24:
             x = self.point_base_x(slot)
@@ -175,9 +179,9 @@ class BoardGeometry:
         return fx0 + 8, fy0 + 40, bx0 - 8, fy1 - 40
 
 
-def _layer_of(k: int) -> tuple[int, int]:
-    """Stack index -> (layer, position within the layer): 5 + 4 + 3 + 2 + 1."""
-    size = 5
+def _layer_of(k: int, first: int = 5) -> tuple[int, int]:
+    """Stack index -> (layer, position within the layer): ``first`` + (first - 1) + ... + 1."""
+    size = first
     layer = 0
     while k >= size and size > 1:
         k -= size

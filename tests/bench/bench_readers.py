@@ -1,7 +1,7 @@
 """Board readers on held-out rendered boards (JSON figures, not pass/fail).
 
     python tests/bench/bench_readers.py [--frames 200] [--noise 2.0] [--profiles standard hard] [--die-mm 16]
-                                        [--models DIR]
+                                        [--models DIR] [--shaped]
 
 Boards: the colour scheme(s) never trained on (`HELD_OUT_SCHEMES`) and rig seeds from
 `EVAL_SEED0`, rendered per profile, compressed (JPEG 60 standard / 40 hard), rectified with the
@@ -9,7 +9,10 @@ true corners plus N(0, --noise) px of noise on each corner coordinate. The figur
 `vision.train.readers_eval` (see its docstring); ``--train-schemes`` adds the same on the
 training schemes (new rig seeds) for comparison. ``--die-mm`` renders smaller dice than the default
 16 mm (real ones are often 12-16 mm): the same boards, the dice alone smaller, for the heat-map and the
-dice classifier at those sizes.
+dice classifier at those sizes. ``--shaped`` adds ``held_out_shaped``: held-out boards each of a shape of its own
+(bar, points' length, the field's height against its width, six or seven checkers lined up on a point), rectified
+as the observer rectifies a real board: the field's corners mapped onto the default board with the bar's and the
+points' shares measured, so that a tall field's checkers show squashed, as a real board's do.
 
 Speed, beside a baseline measured in the same run: ``rectify_ms`` is `vision.rectify.rectify` of a
 720p frame (the step before the readers), ``decode_ms`` decoding one 720p H.264 frame.
@@ -82,6 +85,7 @@ def main() -> None:
     ap.add_argument("--train-schemes", action="store_true", help="also report the training schemes (new seeds)")
     ap.add_argument("--die-mm", type=float, default=16.0, help="the dice's side, mm (default: %(default)s)")
     ap.add_argument("--models", type=Path, default=MODELS, help="reader weights (default: the shipped models/)")
+    ap.add_argument("--shaped", action="store_true", help="also report held-out boards of shapes of their own")
     args = ap.parse_args()
     readers = Readers(args.models)
     out: dict = {"frames_per_profile": args.frames, "corner_noise_px": args.noise, "die_mm": args.die_mm,
@@ -89,6 +93,9 @@ def main() -> None:
     for prof in args.profiles:
         out["held_out"][prof] = evaluate(readers, prof, args.frames, noise=args.noise, seed=args.seed,
                                          die_size=args.die_mm)
+        if args.shaped:
+            out.setdefault("held_out_shaped", {})[prof] = evaluate(readers, prof, args.frames, noise=args.noise,
+                                                                   seed=args.seed, die_size=args.die_mm, shaped=1.0)
         if args.train_schemes:
             out.setdefault("train_schemes_new_seeds", {})[prof] = evaluate(
                 readers, prof, args.frames, noise=args.noise, seed=args.seed + 50, schemes=TRAIN_SCHEMES)

@@ -142,32 +142,35 @@ def test_a_roll_chosen_against_the_dice_is_flagged_never_silent(crawford):
     """A die read as another value, 97 % sure, in every read of its throw (glare, a pip hidden): where no play of
     the roll read explains the board, the decoder repairs the die from the play; the roll is then its guess
     against what the dice showed and is flagged `dice_overruled`, so that a person sees it (the pine board's
-    opening, read 41 and played with one die a half by the rules, came out 32 silently). Doubles are left
-    out, either way: a 55 read as 52, or a 41 as 44, ties its repair with a dozen other readings and the throw is
-    lost (a known limit of the dice candidates, `decode.DICE_CANDIDATES`)."""
+    opening, read 41 and played with one die a half by the rules, came out 32 silently). Doubles too: a 22 read
+    as 52 shows four 2s played, which was transcribed as an illegal play of 52 (flagged, but wrong) until an
+    illegal play stopped counting as a fit of the dice read. What stays silent is a throw no play follows (a
+    dance): 55 and 25 both closed out, the board cannot tell them apart, and the dice were read sure."""
     base = decode_truth(crawford, observations_from_truth(crawford))[2]
     obs = observations_from_truth(crawford)
     throws: dict[tuple, list[int]] = {}
     for k, o in enumerate(obs):
         if len(o.dice) == 2:
             throws.setdefault(tuple(sorted(round(d.xy[0]) for d in o.dice)), []).append(k)
-    misread = 0
+    misread = doubles = 0
     for n, ks in enumerate(throws.values()):
         if n % 8 == 2:
             first = obs[ks[0]].dice
             xs = [d.xy[0] for d in first]
             true = int(np.argmax(first[0].values))
-            if int(np.argmax(first[1].values)) in (true, (true + 3) % 6):
-                continue  # doubles, read or made by the misread: see above
+            doubles += int(np.argmax(first[1].values)) in (true, (true + 3) % 6)  # read or made by the misread
             wrong = np.eye(6)[(true + 3) % 6] * 0.97 + np.eye(6)[true] * 0.03  # sure, the true value a runner-up
             for k in ks:
                 for d in obs[k].dice:
                     if abs(d.xy[0] - xs[0]) < 1e-6:
                         d.values = wrong.copy()
             misread += 1
-    assert misread >= 5
+    assert misread >= 10 and doubles >= 4
     truth, rec, res, figures = decode_truth(crawford, obs)
-    assert figures["silent_errors"] == 0, figures["silent_error_list"]
+    silent = [e for e in figures["silent_error_list"] if truth.games[e["game"] - 1].actions[e["action"] - 1].play]
+    assert not silent, silent
+    # repaired from the dice's runner-up, never transcribed as an illegal play of the dice read
+    assert not [f for f in res.flags if f["reason"] == "illegal_play"], res.flags
     over = [f for f in res.flags if f["reason"] == "dice_overruled"]
     assert over and not [f for f in base.flags if f["reason"] == "dice_overruled"]
     assert all("were read" in f["message"] for f in over)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import av
 import cv2
@@ -14,11 +15,12 @@ from transcriber.generate import GenOptions, random_match
 from transcriber.ids import parse_xgid
 from transcriber.mat import read_mat
 from transcriber.position import Position
-from vision.geometry import BAR_SLOT, Seating
+from vision.geometry import BAR_SLOT, BoardGeometry, Seating
+from vision.synth.draw import BoardPainter, Canvas
 from vision.synth.rig import Rig
 from vision.synth.scene import DARK, LIGHT, Die, Scene, slot_counts
 from vision.synth.stills import CLASSES, write_stills
-from vision.synth.style import random_style
+from vision.synth.style import SCHEMES, random_style
 from vision.synth.truth import match_from_truth, read_truth
 from vision.synth.video import render_match
 
@@ -194,3 +196,40 @@ def test_stills_have_labels_and_counts(tmp_path):
         for b in boxes:
             assert 0 <= int(b[0]) < len(CLASSES) and all(0 <= float(x) <= 1 for x in b[1:])
     assert (tmp_path / "dataset.yaml").read_text().count("checker_") == 2
+
+
+@pytest.mark.parametrize("line", [5, 6, 7])
+def test_players_line_up_a_point_before_stacking(line):
+    """Real players line up six or seven checkers on a point before a second layer: the first `line`
+    checkers lie in one line from the base, ending near the field's middle at most, the next on top."""
+    g = BoardGeometry(line=line)
+    spots = [g.checker_spot(3, k) for k in range(15)]  # a bottom-row point: the line runs up from y = inner_h / 2
+    first = spots[:line]
+    assert all(h == g.checker_h for _, _, h in first) and spots[line][2] == 2 * g.checker_h
+    ys = [y for _, y, _ in first]
+    assert all(a > b for a, b in zip(ys, ys[1:]))  # one after the other towards the middle
+    assert ys[-1] - g.checker_d / 2 >= -0.02 * g.inner_h - 2.5  # the line's end: near the middle at most
+    assert g.inner_h / 2 - ys[0] == pytest.approx(g.checker_d / 2 + 2.0)
+    if line == 5:  # the default board as before: 5 + 4 + 3 + 2 + 1, a checker's width apart
+        assert BoardGeometry().checker_spot(0, 5)[2] == 2 * g.checker_h
+        assert ys[0] - ys[1] == pytest.approx(0.98 * g.checker_d)
+
+
+def test_wooden_looks_show_the_grain_through_the_points():
+    """Stained points show the field's grain (the pine board of the real pictures); painted points are flat.
+    Random looks draw both, and wooden checkers."""
+    looks = [random_style(np.random.default_rng(k)) for k in range(200)]
+    assert 0.3 < np.mean([st.point_grain > 0 for st in looks]) < 0.7
+    assert 0.3 < np.mean([st.checker_grain > 0 for st in looks]) < 0.7
+    g = BoardGeometry()
+    base = replace(SCHEMES["tan_cream"], texture=0.2, grain=20.0)
+    spread = {}
+    for grain in (0.0, 1.0):
+        painter = BoardPainter(g, replace(base, point_grain=grain), Canvas.around(g, 2.0), np.random.default_rng(1))
+        tri = g.triangle(4)
+        x, y = tri[:2, 0].mean(), (tri[0, 1] + tri[2, 1]) / 2  # the middle of the point
+        u, v = painter.canvas.px(x, y)
+        patch = painter.static[int(v) - 30:int(v) + 30, int(u) - 4:int(u) + 4].astype(float)
+        spread[grain] = float(patch.std(axis=(0, 1)).mean())
+    assert spread[1.0] > 3 * spread[0.0] + 1, spread
+

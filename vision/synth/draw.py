@@ -64,7 +64,7 @@ class BoardPainter:
         self.eye = (0.0, 0.0, 1000.0)
         self.static = self._paint_static(rng)
         s = canvas.scale
-        self._checker = {c: _checker_sprite(geom.checker_d * s, col, style.rim)
+        self._checker = {c: _checker_sprite(geom.checker_d * s, col, style.rim, style.checker_grain)
                          for c, col in ((LIGHT, style.light), (DARK, style.dark))}
         self._edge = {c: _edge_sprite(geom.checker_d * s, geom.checker_h * 0.95 * s, col)
                       for c, col in ((LIGHT, style.light), (DARK, style.dark))}
@@ -106,10 +106,24 @@ class BoardPainter:
         for top in (True, False):
             tx0, ty0, tx1, ty1 = g.tray_rect(top)
             rect(tx0, ty0, tx1, ty1, tuple(int(c * 0.8) for c in st.field), st.texture)
+        # the points: painted flat, or stained into the field's wood (its grain, relative to the field's colour,
+        # shows through), each with a little texture of its own
+        grain = img / np.maximum(np.array(st.field, np.float32), 1.0) if st.point_grain else None
         for slot in range(24):
             col = st.point_a if (slot % 2 == 0) else st.point_b
             tri = cv.pts(g.triangle(slot))
-            cv2.fillPoly(img, [tri], col, cv2.LINE_AA, shift=4)
+            if grain is None:
+                cv2.fillPoly(img, [tri], col, cv2.LINE_AA, shift=4)
+                continue
+            x0, y0 = np.maximum((tri.min(0) >> 4) - 1, 0)
+            x1, y1 = (tri.max(0) >> 4) + 2
+            mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+            cv2.fillPoly(mask, [tri - np.array([x0 * 16, y0 * 16], np.int32)], 1.0, cv2.LINE_AA, shift=4)
+            tex = 1.0 + st.point_grain * (grain[y0:y1, x0:x1] - 1.0)
+            tex *= texture(mask.shape, rng, st.grain * cv.scale / 3, 0.04, streak=True)[..., None]
+            paint = np.array(col, np.float32) * tex
+            region = img[y0:y1, x0:x1]
+            region += (paint - region) * mask[..., None]
         # Clock and scoreboard bodies on the table, either side of the board.
         cx = -w - 120 if self.clock_left else w + 120
         self._clock_rect = (cx - 45, -85.0, cx + 45, 85.0)
@@ -299,7 +313,7 @@ def _blend_alpha(img: np.ndarray, rgb: np.ndarray | None, alpha: np.ndarray, cx:
 
 
 @lru_cache(maxsize=64)
-def _checker_sprite_cached(d: int, colour: tuple, rim: float) -> tuple[np.ndarray, np.ndarray]:
+def _checker_sprite_cached(d: int, colour: tuple, rim: float, grain: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     r = d / 2
     yy, xx = np.mgrid[0:d, 0:d].astype(np.float32)
     dx, dy = xx - (d - 1) / 2, yy - (d - 1) / 2
@@ -309,14 +323,18 @@ def _checker_sprite_cached(d: int, colour: tuple, rim: float) -> tuple[np.ndarra
     shade = 1.0 - 0.12 * rr**3  # a little darker towards the rim
     ridge = 1.0 - rim * np.exp(-((rr - 0.72) ** 2) / 0.002)  # the turned groove
     light = 1.0 + 0.10 * np.clip(-(dx + dy) / (2 * r), -1, 1)  # lit from the top left
-    rgb = np.clip(base[None, None, :] * (shade * ridge * light)[..., None], 0, 255)
+    tone = shade * ridge * light
+    if grain:  # a wooden checker: streaks across it, one way (the same for every checker of a colour)
+        rng = np.random.default_rng([d, *colour])
+        tone = tone * texture((d, d), rng, max(d / 6, 2.0), grain, streak=True)
+    rgb = np.clip(base[None, None, :] * tone[..., None], 0, 255)
     edge = (rr > 0.94) & (rr <= 1.0)
     rgb[edge] *= 0.7
     return rgb.astype(np.float32), alpha
 
 
-def _checker_sprite(d: float, colour, rim: float):
-    return _checker_sprite_cached(int(round(d)), tuple(colour), round(rim, 2))
+def _checker_sprite(d: float, colour, rim: float, grain: float = 0.0):
+    return _checker_sprite_cached(int(round(d)), tuple(colour), round(rim, 2), round(grain, 2))
 
 
 @lru_cache(maxsize=8)

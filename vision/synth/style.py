@@ -8,7 +8,7 @@ draws whole boards in looks nobody designed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -34,6 +34,8 @@ class Style:
     texture: float = 0.08  # contrast of the field/frame texture
     grain: float = 18.0  # texture scale, px
     rim: float = 0.25  # how strongly a checker's rim and ridge show
+    point_grain: float = 0.0  # 0: painted points; up to 1: stained or inlaid wood, the field's grain showing through
+    checker_grain: float = 0.0  # contrast of a wooden checker's grain (0: plastic, bakelite, resin)
 
 
 def _rgb(r: int, g: int, b: int) -> BGR:
@@ -111,10 +113,35 @@ def random_style(rng: np.random.Generator) -> Style:
         die = any_colour(30, 240)
         pip = (245, 245, 245) if _lab(die)[0] < 140 else (20, 20, 20)
     cube = _hsv(rng.uniform(0, 180), rng.uniform(0, 40), rng.uniform(220, 250))
-    return Style(RANDOM, table=any_colour(20, 160, 80), frame=frame, field=field, point_a=point_a, point_b=point_b,
-                 bar=frame if rng.random() < 0.7 else any_colour(20, 150), light=light, dark=dark, die=die, pip=pip,
-                 cube=cube, cube_ink=any_colour(0, 60, 200), texture=float(rng.uniform(0.0, 0.2)),
-                 grain=float(rng.uniform(8, 40)), rim=float(rng.uniform(0.1, 0.4)))
+    style = Style(RANDOM, table=any_colour(20, 160, 80), frame=frame, field=field, point_a=point_a, point_b=point_b,
+                  bar=frame if rng.random() < 0.7 else any_colour(20, 150), light=light, dark=dark, die=die, pip=pip,
+                  cube=cube, cube_ink=any_colour(0, 60, 200), texture=float(rng.uniform(0.0, 0.2)),
+                  grain=float(rng.uniform(8, 40)), rim=float(rng.uniform(0.1, 0.4)))
+    return wooden(style, rng)
+
+
+def wooden(style: Style, rng: np.random.Generator) -> Style:
+    """What wooden boards add (the pine folding board of the real pictures, inlaid tournament boards): stained
+    points showing the field's grain, wooden checkers with grain of their own, light checkers of the board's own
+    wood, and a point stain as dark as the dark checkers, so that a point is told from a checker by its shape."""
+    wood = rng.random() < 0.5
+    out = {"point_grain": float(rng.uniform(0.3, 1.0)) if wood else 0.0,
+           "checker_grain": float(rng.uniform(0.04, 0.16)) if rng.random() < 0.5 else 0.0,
+           "texture": max(style.texture, float(rng.uniform(0.06, 0.2))) if wood else style.texture}
+    if rng.random() < 0.2:  # natural-wood light checkers on a board of the same wood
+        light = _near(style.field, rng, 12)
+        if _lab(light)[0] - _lab(style.dark)[0] > 70:  # still the lighter colour by far
+            out["light"] = light
+    if rng.random() < 0.2:  # one point stain as dark as the dark checkers (where it stands out from the field)
+        which, other = ("point_b", style.point_a) if rng.random() < 0.5 else ("point_a", style.point_b)
+        stain = _near(style.dark, rng, 10)
+        if _apart(stain, style.field) > 35 and _apart(stain, other) > 30:
+            out[which] = stain
+    return replace(style, **out)
+
+
+def _near(c: BGR, rng: np.random.Generator, spread: float) -> BGR:
+    return tuple(int(v) for v in np.clip(np.array(c, np.float64) + rng.normal(0, spread, 3), 0, 255))
 
 
 def randomize(style: Style, rng: np.random.Generator, amount: float = 1.0) -> Style:

@@ -39,6 +39,7 @@ from .readers_data import (
     HELD_OUT_SCHEMES,
     TRAIN_PROFILES,
     TRAIN_SCHEMES,
+    TRAIN_SHAPED,
     examples,
     frames,
     heat_target,
@@ -48,8 +49,9 @@ from .readers_data import (
 PER_RIG = 8
 SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
 HEAT_FRAMES = 4000  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
-DATA_VERSION = 4  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
-# 4 = dice of 13-19.5 mm and checkers shrunk to a die's size as negatives (read at a board's own dice size)
+DATA_VERSION = 5  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
+# 4 = dice of 13-19.5 mm and checkers shrunk to a die's size as negatives (read at a board's own dice size),
+# 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers
 HEAT_PATCH = 128  # half-resolution px: the heat-map trains on patches (it is fully convolutional)
 
 
@@ -60,10 +62,10 @@ def _gen_chunk(job: tuple) -> dict[str, np.ndarray]:
     import cv2
 
     cv2.setNumThreads(1)
-    schemes, rig_seeds, per_rig, seed, profiles, heat, noise, kw = job
+    schemes, rig_seeds, per_rig, seed, profiles, heat, noise, shaped, kw = job
     rng = np.random.default_rng([seed, 3])
     acc: dict[str, list] = {}
-    for f in frames(schemes, rig_seeds, per_rig, seed, profiles=profiles, corner_noise=noise):
+    for f in frames(schemes, rig_seeds, per_rig, seed, profiles=profiles, corner_noise=noise, shaped=shaped):
         for k, v in examples(f, rng, with_heat=heat, **kw).items():
             acc.setdefault(k, []).extend(v)
     out = {}
@@ -76,13 +78,15 @@ def _gen_chunk(job: tuple) -> dict[str, np.ndarray]:
 
 
 def generate(n_frames: int, schemes: list[str], rig_seed, seed: int, profiles=TRAIN_PROFILES, heat_frames: int = 0,
-             noise=(0.0, 3.0), workers: int = 2, label: str = "frames", **kw) -> dict[str, np.ndarray]:
-    """Examples from ``n_frames`` frames, rendered ``PER_RIG`` per rig on ``workers`` processes."""
+             noise=(0.0, 3.0), workers: int = 2, label: str = "frames", shaped: float = TRAIN_SHAPED,
+             **kw) -> dict[str, np.ndarray]:
+    """Examples from ``n_frames`` frames, rendered ``PER_RIG`` per rig on ``workers`` processes (``shaped``: the
+    share of boards of their own shape, `readers_data.frames`)."""
     n_rigs = max(1, math.ceil(n_frames / PER_RIG))
     jobs = []
     for k in range(n_rigs):
         jobs.append((schemes, [rig_seed(k)], PER_RIG, seed * 1_000_003 + k, [profiles[k % len(profiles)]],
-                     k * PER_RIG < heat_frames, noise, kw))
+                     k * PER_RIG < heat_frames, noise, shaped, kw))
     parts = []
     t0 = time.time()
     with mp.get_context("fork").Pool(workers) as pool:
@@ -557,7 +561,11 @@ def _schemes_text() -> str:
     named = [s for s in dict.fromkeys(TRAIN_SCHEMES) if s != RANDOM]
     share = TRAIN_SCHEMES.count(RANDOM) / len(TRAIN_SCHEMES)
     return (f"{', '.join(named)}, and {share:.0%} of the boards in random looks (any field, point, checker and dice "
-            "colours: `vision.synth.style.random_style`)")
+            "colours; half with stained, grained points, half with grained checkers, a fifth with checkers of the "
+            "field's wood: `vision.synth.style.random_style`); "
+            f"{TRAIN_SHAPED:.0%} of the rigs a board of a shape of its own (bar, points' length, the field's height, "
+            "6-7 checkers in a line: `readers_data.random_shape`), rectified as the observer rectifies a real board, "
+            "its field's corners mapped onto the default board's field")
 
 
 def _data_card(n_frames: int, seed: int, sizes: dict) -> dict:

@@ -25,6 +25,7 @@ import numpy as np
 from transcriber.generate import GenOptions, random_match
 from transcriber.replay import replay_match
 
+from ..calibrate import Calibration
 from ..geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from ..observation import MAX_COUNT
 from ..readers import (
@@ -57,6 +58,27 @@ TRAIN_DIE_MM = (13.0, 19.5)
 SHRUNK_NEGATIVES = 0.4
 SHRUNK_SCALES = (0.4, 0.8)
 CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)
+# a share of the training boards has a shape of its own (`random_shape`) and is rectified as the observer rectifies a
+# real board: its field mapped onto the default board's, only the bar's and the points' shares measured
+TRAIN_SHAPED = 0.5
+
+
+def random_shape(rng: np.random.Generator) -> dict:
+    """A real board's own proportions (BoardGeometry fields, mm, against the default's 42 mm points): the bar
+    from a folding board's hinge to a wide tournament bar, the points' length, the field's height from 9.5 to
+    13 point widths (the default 10.5, the pine folding board 12.5), and six or seven checkers lined up on a
+    point before a second layer, as players stack them."""
+    w = BoardGeometry().point_w
+    inner_h = float(rng.uniform(9.5, 13.0)) * w
+    return {"bar_w": float(rng.uniform(8.0, 75.0)), "inner_h": round(inner_h, 1),
+            "point_len": round(float(rng.uniform(0.36, 0.5)) * inner_h, 1),
+            "line": int(rng.choice([5, 6, 6, 7]))}
+
+
+def observed_geometry(geom: BoardGeometry) -> BoardGeometry:
+    """The geometry the observer reads a board of this shape with: the default board, this board's bar and points
+    as shares of its field (`BoardGeometry.with_field_shape`, what `vision.fieldfind` measures on a real board)."""
+    return BoardGeometry(trays_right=geom.trays_right).with_field_shape(*geom.field_shape())
 
 
 def train_rig_seed(seed: int, k: int) -> int:
@@ -157,16 +179,23 @@ class Frame:
 
 
 def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float, jpeg: int | None,
-           frame_i: int = 0) -> Frame:
-    """Camera frame -> (compressed) -> rectified with corners off by N(0, corner_noise) px each."""
+           frame_i: int = 0, observed: bool = False) -> Frame:
+    """Camera frame -> (compressed) -> rectified with corners off by N(0, corner_noise) px each: the board's
+    outer corners with its own geometry, or (``observed``) its field's corners with `observed_geometry`."""
     lit, drawn = rig.camera_image(scene)
     img = rig.sensor.expose(lit, float(rng.uniform(0, 300)), frame_i)
     if jpeg is not None:
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg)])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    corners = rig.corners(scene.shift) + rng.normal(0, corner_noise, (4, 2))
-    H = homography(corners, rig.geom)
-    rect = rectify(img, H, rig.geom)
+    geom = observed_geometry(rig.geom) if observed else rig.geom
+    if observed:
+        x0, y0, x1, y1 = rig.geom.field()
+        field = rig.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]), scene.shift)
+        corners = Calibration.from_field(field + rng.normal(0, corner_noise, (4, 2)), 1.0, geom).corners
+    else:
+        corners = rig.corners(scene.shift) + rng.normal(0, corner_noise, (4, 2))
+    H = homography(corners, geom)
+    rect = rectify(img, H, geom)
     cv = rig.painter.canvas
 
     def to_rect(px: float, py: float) -> tuple[float, float]:
@@ -180,24 +209,26 @@ def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float
     if drawn["cube"] is not None and scene.cube_place != "off":
         _, _, px, py, _ = drawn["cube"]
         cube_px = to_rect(px, py)
-    return Frame(rect, rig.geom, scene, dice_px, cube_px, rig.profile.name, rig.scheme)
+    return Frame(rect, geom, scene, dice_px, cube_px, rig.profile.name, rig.scheme)
 
 
 def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, profiles=TRAIN_PROFILES,
            corner_noise: tuple[float, float] = (0.0, 3.0), jpeg: tuple[int, int] = (35, 95),
-           max_dice: int = 4, die_size: float | tuple[float, float] = TRAIN_DIE_MM):
+           max_dice: int = 4, die_size: float | tuple[float, float] = TRAIN_DIE_MM, shaped: float = 0.0):
     """Rendered frames, ``per_rig`` per rig; profiles cycle with the rig; corner noise (px, sigma)
-    and JPEG quality drawn per frame from the given ranges; dice of ``die_size`` mm (a range: drawn per rig)."""
+    and JPEG quality drawn per frame from the given ranges; dice of ``die_size`` mm (a range: drawn per rig);
+    ``shaped``: the share of rigs whose board has a shape of its own, rectified as the observer would."""
     rng = np.random.default_rng([seed, 11])
     for k, rs in enumerate(rig_seeds):
         prof = profiles[k % len(profiles)]
         mm = float(rng.uniform(*die_size)) if isinstance(die_size, tuple) else die_size
-        rig = Rig.build(prof, rs, SIZE, schemes=schemes, die_size=mm)
+        shape = random_shape(rng) if shaped and rng.random() < shaped else None
+        rig = Rig.build(prof, rs, SIZE, schemes=schemes, die_size=mm, shape=shape)
         for i in range(per_rig):
             scene = sample_scene(rng, rig, max_dice=max_dice)
             noise = float(rng.uniform(*corner_noise))
             q = int(rng.integers(jpeg[0], jpeg[1] + 1)) if jpeg else None
-            yield render(rig, scene, rng, noise, q, i)
+            yield render(rig, scene, rng, noise, q, i, observed=shape is not None)
 
 
 # ---------------------------------------------------------------------- examples
