@@ -187,12 +187,13 @@ def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float
     if jpeg is not None:
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg)])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    geom = observed_geometry(rig.geom) if observed else rig.geom
     if observed:
+        geom = observed_geometry(rig.geom)
         x0, y0, x1, y1 = rig.geom.field()
         field = rig.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]), scene.shift)
         corners = Calibration.from_field(field + rng.normal(0, corner_noise, (4, 2)), 1.0, geom).corners
     else:
+        geom = rig.geom
         corners = rig.corners(scene.shift) + rng.normal(0, corner_noise, (4, 2))
     H = homography(corners, geom)
     rect = rectify(img, H, geom)
