@@ -233,3 +233,27 @@ def test_wooden_looks_show_the_grain_through_the_points():
         spread[grain] = float(patch.std(axis=(0, 1)).mean())
     assert spread[1.0] > 3 * spread[0.0] + 1, spread
 
+
+
+def test_a_makers_print_lies_on_the_field_between_the_rows():
+    """A third of random looks carry a maker's print mid-half (the stream board's logo): a block with lettering
+    between the point tips, under the points; the points' bases are untouched by it."""
+    looks = [random_style(np.random.default_rng(k)) for k in range(300)]
+    assert 0.2 < np.mean([st.print_h > 0 for st in looks]) < 0.45
+    g = BoardGeometry()
+    base = replace(SCHEMES["tournament_green"], texture=0.0)
+    ink = replace(base, print_h=0.15, print_colour=(200, 60, 60), print_ink=(250, 250, 250), print_halves=2)
+    plain = BoardPainter(g, base, Canvas.around(g, 2.0), np.random.default_rng(1)).static.astype(float)
+    shown = BoardPainter(g, ink, Canvas.around(g, 2.0), np.random.default_rng(1)).static.astype(float)
+    cv = Canvas.around(g, 2.0)
+    fx0 = g.field()[0]
+    for x0 in (fx0, fx0 + g.half_w + g.bar_w):
+        u, v = cv.px(x0 + g.half_w / 2, 0.0)
+        mid = np.abs(shown - plain)[int(v) - 20:int(v) + 20, int(u) - 30:int(u) + 30]
+        assert mid.mean() > 40  # the block (and its letters) mid-half
+        colours = shown[int(v) - 20:int(v) + 20, int(u) - 30:int(u) + 30].reshape(-1, 3)
+        assert (colours.max(1) > 240).mean() > 0.02  # lettering in its ink
+    for slot in (0, 5, 17):  # each point's base, a checker's width in from the frame, as it was
+        tri = g.triangle(slot)
+        u, v = cv.px(tri[:2, 0].mean(), tri[0, 1] + (20 if slot >= 12 else -20))
+        assert np.abs(shown - plain)[int(v) - 5:int(v) + 5, int(u) - 5:int(u) + 5].max() < 1

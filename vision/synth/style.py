@@ -36,6 +36,11 @@ class Style:
     rim: float = 0.25  # how strongly a checker's rim and ridge show
     point_grain: float = 0.0  # 0: painted points; up to 1: stained or inlaid wood, the field's grain showing through
     checker_grain: float = 0.0  # contrast of a wooden checker's grain (0: plastic, bakelite, resin)
+    print_h: float = 0.0  # a maker's print between the rows (a block with lettering), its share of the field's
+    # height; 0: none
+    print_colour: BGR = (0, 0, 0)
+    print_ink: BGR = (0, 0, 0)
+    print_halves: int = 2  # on both halves, or on one
 
 
 def _rgb(r: int, g: int, b: int) -> BGR:
@@ -117,7 +122,20 @@ def random_style(rng: np.random.Generator) -> Style:
                   bar=frame if rng.random() < 0.7 else any_colour(20, 150), light=light, dark=dark, die=die, pip=pip,
                   cube=cube, cube_ink=any_colour(0, 60, 200), texture=float(rng.uniform(0.0, 0.2)),
                   grain=float(rng.uniform(8, 40)), rim=float(rng.uniform(0.1, 0.4)))
-    return wooden(style, rng)
+    return printed(wooden(style, rng), rng)
+
+
+def printed(style: Style, rng: np.random.Generator) -> Style:
+    """A maker's print on the field between the rows (the logo of the tournament stream's board): a block of its
+    own colour with lettering, which a reader must not take for checkers on the points beside it."""
+    if rng.random() >= 0.3:
+        return style
+    block = _hsv(rng.uniform(0, 180), rng.uniform(0, 120) * rng.random(), rng.uniform(30, 230))
+    ink = (240, 240, 240) if _lab(block)[0] < 130 else (25, 25, 25)
+    if rng.random() < 0.3:  # lettering straight on the field, no block
+        block, ink = style.field, (240, 240, 240) if _lab(style.field)[0] < 130 else (25, 25, 25)
+    return replace(style, print_h=float(rng.uniform(0.08, 0.2)), print_colour=block, print_ink=ink,
+                   print_halves=1 if rng.random() < 0.3 else 2)
 
 
 def wooden(style: Style, rng: np.random.Generator) -> Style:

@@ -49,9 +49,10 @@ from .readers_data import (
 PER_RIG = 8
 SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
 HEAT_FRAMES = 4000  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
-DATA_VERSION = 5  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
+DATA_VERSION = 6  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
 # 4 = dice of 13-19.5 mm and checkers shrunk to a die's size as negatives (read at a board's own dice size),
-# 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers
+# 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers,
+# 6 = makers' prints on the field between the rows
 HEAT_PATCH = 128  # half-resolution px: the heat-map trains on patches (it is fully convolutional)
 
 
