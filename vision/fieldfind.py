@@ -272,7 +272,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
     Candidate outlines (`candidates`, `_unions`, `network_proposals`, `line_quads`), each both ways round,
     in view and shaped like a field, are ranked by the points' edges (`vision.pointedges`); the best one's
     sides are put on the board's straight edges nearby where the points' edges agree
-    (`vision.fieldsnap.snap`), and its shape fitted; the points' own fit (`points_disagree`) judges it."""
+    (`vision.fieldsnap.snap`), and the points' own fit (`judged`) weighs it."""
     img, s = working_copy(picture)
     h, w = img.shape[:2]
     edges = Edges(img)
@@ -292,28 +292,45 @@ def find_field(picture: np.ndarray) -> FieldFit:
         # each outline judged with its own best shape: the candidate's (fitted to the frame, say) can rate
         # the true field far below it
         q, _ = snap(q, lambda t: edges.score(t)[0], (edges.gx, edges.gy))
+    return judged(img, edges, q, s, bool(r))
+
+
+def judged(img: np.ndarray, edges: Edges, q: np.ndarray, s: float, turned: bool) -> FieldFit:
+    """An outline (working-copy pixels, shrunk by ``s``) with its shape fitted, weighed against the points'
+    own fit of the field (`points_disagree`). Where the two opinions differ, each is a hypothesis and the
+    points' edges judge between them (where the outline took in a tray or the frame's outer edge, the points'
+    fit scores higher); how sure the answer is stays their agreement, since the points' fit agrees with
+    itself by construction."""
     sc, shape = edges.score(q, SHAPES)
     shape, sc = _refine_shape(edges, q, shape)
-    off = points_disagree(img, q, shape)
+    points, off = points_disagree(img, q, shape)
+    if off >= AGREE:
+        psc, pshape = edges.score(points, SHAPES)
+        pshape, psc = _refine_shape(edges, points, pshape)
+        if psc > sc:
+            q, sc, shape = points, psc, pshape
     return FieldFit(corners=q / s, quality=min(_quality(sc), _agreement(off)), bar_frac=shape[0],
-                    point_len=shape[1], score=sc, turned=bool(r), points_off=off)
+                    point_len=shape[1], score=sc, turned=turned, points_off=off)
 
 
-def points_disagree(img: np.ndarray, q: np.ndarray, shape: tuple[float, float, float]) -> float:
-    """How far the field the board's points give (`vision.pointfit`, from ``q`` and its shape) lies from
-    ``q``: its farthest corner, in point widths. The outline and the points are two opinions of the field
+def points_disagree(img: np.ndarray, q: np.ndarray, shape: tuple[float, float, float]) -> tuple[np.ndarray, float]:
+    """The field the board's points give (`vision.pointfit`, from ``q`` and its shape), and how far it lies
+    from ``q``: its farthest corner, in point widths. The outline and the points are two opinions of the field
     from different evidence; where they differ by a whole point, one has the board's structure wrong (a
     tray or a frame taken in, a point aside), and the field is not sure."""
     pf = fit(img, q, *shape)
     bar, _, margin = shape
     along = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
     width = along * (1 - bar - 2 * margin) / 12
-    return float(np.linalg.norm(pf.corners - q, axis=1).max() / max(width, 1.0))
+    return pf.corners, float(np.linalg.norm(pf.corners - q, axis=1).max() / max(width, 1.0))
+
+
+AGREE = 0.5  # point widths: the outline and the points' own fit agree within this (`_agreement` is sure)
 
 
 def _agreement(off: float) -> float:
-    """The points' opinion as a quality: sure (1) within half a point of the outline, 0.5 a point away."""
-    return float(np.clip(1.5 - off, 0.0, 1.0))
+    """The points' opinion as a quality: sure (1) within `AGREE` of the outline, 0.5 a point away."""
+    return float(np.clip(1.0 + AGREE - off, 0.0, 1.0))
 
 
 def _quality(score: float) -> float:

@@ -49,12 +49,13 @@ def test_point_classes_and_the_opening_either_way_round():
 @needs_real
 @pytest.mark.parametrize("src,dst", [PINE, PINE[::-1]], ids=["F-to-G", "G-to-F"])
 def test_the_pine_board_learnt_from_one_camera_read_by_the_other(src, dst):
-    """The pine board's stained triangles read as checkers by the shipped reader (about two thirds of points
-    right); adapted on the opening seen by one camera, the other camera's opening reads right."""
+    """The pine board's stained triangles were read as checkers by the reader trained on renders alone (two
+    thirds of points right); adapted on the opening seen by one camera, the other camera's opening reads right,
+    and never worse than without."""
     labels = json.loads(LABELS.read_text())["pictures"]
     [(before, after, olab)] = learnt_readings(DEFAULT_REAL, labels, src, [dst])
     before, after = point_figures(before, olab)[0], point_figures(after, olab)[0]
-    assert before <= 18 and after >= 23, (before, after)
+    assert after >= max(before, 23), (before, after)
 
 
 @needs_real

@@ -118,9 +118,10 @@ def test_shorter_stacks_cut_every_stack_of_the_opening_down():
 @needs_real
 @pytest.mark.parametrize("name", sorted(SEQUENCES))
 def test_the_pine_board_learnt_from_its_opening_reads_its_game(name):
-    """The shipped reader takes the pine board's stained triangles for checkers (about two thirds of points
-    right on the game's frames); learnt from the opening frame, the game's later frames (stacks of 1, 4 and 6
-    that the opening never showed) read at least 95 % of points right."""
+    """The pine board's stained triangles are hard for a reader trained on renders (they were taken for
+    checkers: two thirds of points right on the game's frames); learnt from the opening frame, the game's later
+    frames (stacks of 1, 4 and 6 that the opening never showed) read at least 95 % of points right, and never
+    fewer than without."""
     seq = SEQUENCES[name]
     frames = [f for f in sorted(seq["frames"], key=lambda f: f["order"]) if not f.get("partial")]
     field = np.array(seq["field"], np.float64)
@@ -133,4 +134,4 @@ def test_the_pine_board_learnt_from_its_opening_reads_its_game(name):
         before += frame_figures(to_json(read_picture(pic, field)), f)["points_right"]
         after += frame_figures(to_json(read_picture(pic, field, adapter=adapter)), f)["points_right"]
     n = 24 * (len(frames) - 1)
-    assert before / n <= 0.75 and after / n >= 0.95, (before / n, after / n)
+    assert after / n >= max(before / n, 0.95), (before / n, after / n)
