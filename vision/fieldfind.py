@@ -266,6 +266,11 @@ def _refine_shape(edges: Edges, q: np.ndarray, shape: tuple[float, float, float]
     return shape, best
 
 
+def _fitted_shape(edges: Edges, q: np.ndarray) -> tuple[tuple[float, float, float], float]:
+    """An outline's own best shape (the grid's best, refined) and its edge score."""
+    return _refine_shape(edges, q, edges.score(q, SHAPES)[1])
+
+
 def find_field(picture: np.ndarray) -> FieldFit:
     """The playing field in a picture (BGR), with how sure it is; quality < 0.5: no board found.
 
@@ -301,12 +306,10 @@ def judged(img: np.ndarray, edges: Edges, q: np.ndarray, s: float, turned: bool)
     points' edges judge between them (where the outline took in a tray or the frame's outer edge, the points'
     fit scores higher); how sure the answer is stays their agreement, since the points' fit agrees with
     itself by construction."""
-    sc, shape = edges.score(q, SHAPES)
-    shape, sc = _refine_shape(edges, q, shape)
+    shape, sc = _fitted_shape(edges, q)
     points, off = points_disagree(img, q, shape)
     if off >= AGREE:
-        psc, pshape = edges.score(points, SHAPES)
-        pshape, psc = _refine_shape(edges, points, pshape)
+        pshape, psc = _fitted_shape(edges, points)
         if psc > sc:
             q, sc, shape = points, psc, pshape
     return FieldFit(corners=q / s, quality=min(_quality(sc), _agreement(off)), bar_frac=shape[0],

@@ -131,9 +131,9 @@ def printed(style: Style, rng: np.random.Generator) -> Style:
     if rng.random() >= 0.3:
         return style
     block = _hsv(rng.uniform(0, 180), rng.uniform(0, 120) * rng.random(), rng.uniform(30, 230))
-    ink = (240, 240, 240) if _lab(block)[0] < 130 else (25, 25, 25)
     if rng.random() < 0.3:  # lettering straight on the field, no block
-        block, ink = style.field, (240, 240, 240) if _lab(style.field)[0] < 130 else (25, 25, 25)
+        block = style.field
+    ink = (240, 240, 240) if _lab(block)[0] < 130 else (25, 25, 25)  # white on a dark ground, black on a light
     return replace(style, print_h=float(rng.uniform(0.08, 0.2)), print_colour=block, print_ink=ink,
                    print_halves=1 if rng.random() < 0.3 else 2)
 
