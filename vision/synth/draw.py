@@ -17,7 +17,7 @@ import numpy as np
 
 from ..geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .scene import DARK, LIGHT, Die, Hand, Scene
-from .style import Style, texture
+from .style import MakersPrint, Style, texture
 
 PIPS = {
     1: [(0, 0)],
@@ -106,8 +106,8 @@ class BoardPainter:
         for top in (True, False):
             tx0, ty0, tx1, ty1 = g.tray_rect(top)
             rect(tx0, ty0, tx1, ty1, tuple(int(c * 0.8) for c in st.field), st.texture)
-        if st.print_h:
-            self._paint_print(img, rng)
+        if st.maker_print is not None:
+            self._paint_print(img, st.maker_print, rng)
         # the points: painted flat, or stained into the field's wood (its grain, relative to the field's colour,
         # shows through), each with a little texture of its own
         grain = img / np.maximum(np.array(st.field, np.float32), 1.0) if st.point_grain else None
@@ -135,22 +135,22 @@ class BoardPainter:
         rect(*self._score_rect, (235, 235, 235), 0.03)
         return np.clip(img, 0, 255).astype(np.uint8)
 
-    def _paint_print(self, img: np.ndarray, rng: np.random.Generator) -> None:
+    def _paint_print(self, img: np.ndarray, mp: MakersPrint, rng: np.random.Generator) -> None:
         """The maker's print mid-half between the rows: a block (or none: the field's own colour) with a few
         letters in ink, drawn before the points so that long points cover its ends as on a real board."""
-        g, st, cv = self.geom, self.style, self.canvas
+        g, cv = self.geom, self.canvas
         fx0, _, _, _ = g.field()
         halves = [fx0, fx0 + g.half_w + g.bar_w]
-        if st.print_halves == 1:
+        if mp.halves == 1:
             halves = [halves[int(rng.integers(2))]]
-        h = st.print_h * g.inner_h
+        h = mp.h * g.inner_h
         w = min(g.half_w * 0.8, h * float(rng.uniform(1.0, 2.2)))
         text = "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), int(rng.integers(2, 7))))
         for x0 in halves:
             cx, cy = x0 + g.half_w / 2 + float(rng.normal(0, 0.03)) * g.half_w, float(rng.normal(0, 0.02)) * g.inner_h
             (a, b), (c, d) = cv.px(cx - w / 2, cy - h / 2), cv.px(cx + w / 2, cy + h / 2)
             a, b, c, d = int(a), int(b), int(np.ceil(c)), int(np.ceil(d))
-            img[b:d, a:c] = st.print_colour
+            img[b:d, a:c] = mp.colour
             mask = np.zeros((d - b, c - a), np.uint8)
             scale = cv2.getFontScaleFromHeight(cv2.FONT_HERSHEY_SIMPLEX, max(4, int((d - b) * 0.45)), 2)
             (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
@@ -161,7 +161,7 @@ class BoardPainter:
                         thick, cv2.LINE_AA)
             alpha = (mask.astype(np.float32) / 255.0)[..., None]
             region = img[b:d, a:c]
-            region += (np.array(st.print_ink, np.float32) - region) * alpha
+            region += (np.array(mp.ink, np.float32) - region) * alpha
 
     # ------------------------------------------------------------------ per frame
 

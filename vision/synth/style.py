@@ -17,6 +17,16 @@ BGR = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
+class MakersPrint:
+    """A maker's print mid-half between the rows: a block of its own colour (or the field's) with lettering."""
+
+    h: float  # its share of the field's height
+    colour: BGR
+    ink: BGR
+    halves: int = 2  # on both halves, or on one
+
+
+@dataclass(frozen=True)
 class Style:
     name: str
     table: BGR
@@ -36,11 +46,7 @@ class Style:
     rim: float = 0.25  # how strongly a checker's rim and ridge show
     point_grain: float = 0.0  # 0: painted points; up to 1: stained or inlaid wood, the field's grain showing through
     checker_grain: float = 0.0  # contrast of a wooden checker's grain (0: plastic, bakelite, resin)
-    print_h: float = 0.0  # a maker's print between the rows (a block with lettering), its share of the field's
-    # height; 0: none
-    print_colour: BGR = (0, 0, 0)
-    print_ink: BGR = (0, 0, 0)
-    print_halves: int = 2  # on both halves, or on one
+    maker_print: MakersPrint | None = None  # a print on the field between the rows (the named schemes have none)
 
 
 def _rgb(r: int, g: int, b: int) -> BGR:
@@ -134,8 +140,8 @@ def printed(style: Style, rng: np.random.Generator) -> Style:
     if rng.random() < 0.3:  # lettering straight on the field, no block
         block = style.field
     ink = (240, 240, 240) if _lab(block)[0] < 130 else (25, 25, 25)  # white on a dark ground, black on a light
-    return replace(style, print_h=float(rng.uniform(0.08, 0.2)), print_colour=block, print_ink=ink,
-                   print_halves=1 if rng.random() < 0.3 else 2)
+    return replace(style, maker_print=MakersPrint(float(rng.uniform(0.08, 0.2)), block, ink,
+                                                  1 if rng.random() < 0.3 else 2))
 
 
 def wooden(style: Style, rng: np.random.Generator) -> Style:
