@@ -190,6 +190,22 @@ def test_missing_weights_say_how_to_get_them(tmp_path):
         Readers(tmp_path)
 
 
+def test_training_some_readers_into_a_new_folder_measures_them_with_the_shipped_rest(tmp_path, monkeypatch):
+    """`bgscribe train readers --only points --out NEW`: the set is measured whole after training, so the readers
+    not trained are taken from the shipped set first (once, a 57-minute training failed at its last step
+    for want of them); with nowhere to take them from it is refused before any training."""
+    import vision.readers as readers_module
+    from vision.train.readers import _complete_set
+
+    others = [n for n in NAMES if n != "points"]
+    _complete_set(tmp_path / "new", others, lambda msg: None)
+    assert all((tmp_path / "new" / f"{n}.onnx").read_bytes() == (MODELS / f"{n}.onnx").read_bytes() for n in others)
+    assert not (tmp_path / "new" / "points.onnx").exists()
+    monkeypatch.setattr(readers_module, "MODELS", tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match="drop --only"):
+        _complete_set(tmp_path / "other", others, lambda msg: None)
+
+
 @pytest.fixture(scope="module")
 def sample_figures(readers) -> dict:
     """A small sample of the benchmark: 24 held-out standard boards."""

@@ -234,7 +234,6 @@ def test_wooden_looks_show_the_grain_through_the_points():
     assert spread[1.0] > 3 * spread[0.0] + 1, spread
 
 
-
 def test_a_makers_print_lies_on_the_field_between_the_rows():
     """A third of random looks carry a maker's print mid-half (the stream board's logo): a block with lettering
     between the point tips, under the points; the points' bases are untouched by it."""

@@ -444,6 +444,7 @@ def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0,
         print(f"[{time.time() - t_start:6.0f} s] {msg}", file=sys.stderr, flush=True)
 
     names = [n for n in NAMES if not only or n in only]
+    _complete_set(out, [n for n in NAMES if n not in names], log)
     # the half-resolution boards only the heat-map needs (0.55 MB a frame): not kept when it is not trained
     heat_frames = HEAT_FRAMES if "dice_heat" in names else 0
 
@@ -493,6 +494,25 @@ def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0,
     result.update({"minutes_total": round((time.time() - t_start) / 60, 1), "data_s": round(gen_s)})
     (out / "readers.metrics.json").write_text(json.dumps(result, indent=2) + "\n")
     return result
+
+
+def _complete_set(out: Path, others: list[str], log) -> None:
+    """The readers not trained here, copied from the shipped set where ``out`` lacks them: the set is measured
+    whole at the end (`refresh_cards`), and that is better refused before the training than after it."""
+    import shutil
+
+    from ..readers import MODELS
+
+    out.mkdir(parents=True, exist_ok=True)
+    missing = [n for n in others if not (out / f"{n}.onnx").exists()]
+    absent = [n for n in missing if not (MODELS / f"{n}.onnx").exists()]
+    if absent:
+        raise FileNotFoundError(f"{out}: no {', '.join(absent)} weights to measure the set with, here or in "
+                                f"{MODELS} (train them too: drop --only)")
+    for n in missing:
+        shutil.copy2(MODELS / f"{n}.onnx", out / f"{n}.onnx")
+    if missing:
+        log(f"not trained here, taken from {MODELS}: {', '.join(missing)}")
 
 
 def _valid_probe(root: Path, n: int = 2000):
@@ -674,7 +694,8 @@ def add_arguments(p) -> None:
     p.add_argument("--frames", type=int, default=4000, help="training frames to render (default: %(default)s)")
     p.add_argument("--cache", metavar="DIR", help="keep the rendered examples here (a rerun skips rendering)")
     p.add_argument("--only", nargs="+", choices=NAMES, metavar="MODEL",
-                   help=f"train only these ({', '.join(NAMES)}); the others in --out stay as they are")
+                   help=f"train only these ({', '.join(NAMES)}); the others in --out stay as they are (copied "
+                        "there from the shipped models/ where --out lacks them)")
     p.add_argument("--real-dice", metavar="PATH",
                    help="Rune55 (train/, valid/, test/ in YOLO form): the dice classifier also trains on its real "
                         "dice (train and valid, less copies of test photos; see vision.train.real_dice)")
