@@ -635,7 +635,9 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
                 "dice": ["dice_value_acc", "dice_recall", "cocked_acc"],
                 "cube": ["cube_value_acc", "cube_place_acc"]}[name]
     lines = [f"# {name}.onnx", "", f"Part of the board readers (`vision/readers.py`). {DESIGNS[name]}", "",
-             f"- file: `models/{name}.onnx`, {size_kb:.0f} KB; input `image`: float32 NCHW, raw BGR 0..255",
+             f"- file: `models/{name}.onnx`, {size_kb:.0f} KB; input `image`: float32 NCHW, raw BGR 0..255"
+             + ("; outputs `logits` (N, 31) and `features` (N, 128: the last hidden layer, on which `bgscribe adapt` "
+                "fits a board's own head, `vision/adapt.py`; `add_features_output`)" if name == "points" else ""),
              f"- temperature (fitted on the calibration frames, applied by `vision.readers`): {temps}", "",
              "## Recipe", "", "```sh", command, "```", "",
              f"CPU only ({threads} {'core' if threads == 1 else 'cores'}): data {gen_s / 60:.0f} min "
