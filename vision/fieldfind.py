@@ -17,19 +17,21 @@ each point a triangle whose two sides are straight edges. `find_field`
 3. puts the best one's sides on the board's straight edges nearby (`vision.fieldsnap`), where the
    points' edges agree, and fits the bar's width and the points' length;
 4. asks the points for a second opinion (`vision.pointfit`: each quarter's six points fitted on their
-   own in a rectified view): where the field they give lies a point or more from the outline, one of
-   the two has the board's structure wrong, and the field is not sure.
+   own in a rectified view): where the field they give lies half a point or more from the outline,
+   both are hypotheses and the points' edges pick one (`judged`); a point or more apart, one of the two
+   has the board's structure wrong, and the field is not sure.
 
-Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse
-on the real pictures: the score's optimum is the points' layout, which on real boards sits a margin
-away from the field's rim (points inset from the frame, a bar wider than the layout's), while the
-region outlines and lines follow the rim. Known limits, measured by tests/bench/bench_real.py (33 of
-134 real pictures within 1.5 %, 103 within 5 %): where no outline nor pair of lines gives the field, the
-best candidate is a near miss (a tray or the frame taken in at one end, a point aside). The points'
-second opinion makes those not sure (10 near misses of 72 labelled pictures were rated sure without it,
-none with it), at a price: some fields found within 2-5 % are not sure either, and wait for a person to
-confirm them (check-camera, the board's card). The points' fit is no more precise than the outline's
-lines on these pictures (19 against 25 of 72 within 1.5 %), so it judges and does not place.
+Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse on the
+real pictures: the score's optimum is the points' layout, which on real boards sits a margin away from the
+field's rim (points inset from the frame, a bar wider than the layout's), while the region outlines and lines
+follow the rim. Known limits, measured by tests/bench/bench_real.py (33 of 134 real pictures within 1.5 %, 84
+within 3 %, 107 within 5 %, 2026-12-03): where no outline nor pair of lines gives the field, the best
+candidate is a near miss (a tray or the frame taken in at one end, a point aside). The points' second opinion
+makes those not sure (10 near misses of 72 labelled pictures were rated sure without it, none with it), at a
+price: some fields found within 2-5 % are not sure either, and wait for a person to confirm them
+(check-camera, the board's card). The points' fit is no more precise than the outline's lines where the two
+agree (19 against 25 of 72 within 1.5 %), so there it judges and does not place; where they disagree, it is
+the likelier field about as often as not (within 3 %: 67 -> 86 of 134 once it could place).
 
 Everything here runs on a copy of the picture about 640 px wide; corners come back in the
 picture's own pixels.

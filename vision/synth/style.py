@@ -46,7 +46,9 @@ class Style:
     rim: float = 0.25  # how strongly a checker's rim and ridge show
     point_grain: float = 0.0  # 0: painted points; up to 1: stained or inlaid wood, the field's grain showing through
     checker_grain: float = 0.0  # contrast of a wooden checker's grain (0: plastic, bakelite, resin)
-    maker_print: MakersPrint | None = None  # a print on the field between the rows (the named schemes have none)
+    # a print on the field between the rows (the named schemes have none); one field, not colours of the style's
+    # own, for `randomize` jitters every colour field and a named scheme's random draws must stay as they were
+    maker_print: MakersPrint | None = None
 
 
 def _rgb(r: int, g: int, b: int) -> BGR:
