@@ -20,7 +20,7 @@ from vision.synth.draw import BoardPainter, Canvas
 from vision.synth.rig import Rig
 from vision.synth.scene import DARK, LIGHT, Die, Scene, slot_counts
 from vision.synth.stills import CLASSES, write_stills
-from vision.synth.style import SCHEMES, MakersPrint, random_style
+from vision.synth.style import SCHEMES, BusyBar, DiceCups, MakersPrint, random_style
 from vision.synth.truth import match_from_truth, read_truth
 from vision.synth.video import render_match
 
@@ -256,6 +256,43 @@ def test_a_makers_print_lies_on_the_field_between_the_rows():
         tri = g.triangle(slot)
         u, v = cv.px(tri[:2, 0].mean(), tri[0, 1] + (20 if slot >= 12 else -20))
         assert np.abs(shown - plain)[int(v) - 5:int(v) + 5, int(u) - 5:int(u) + 5].max() < 1
+
+
+def test_random_looks_have_busy_bars_and_dice_cups_where_they_are_drawn():
+    """A quarter of the random looks have a bar as busy as the field (grain, stripes, hinges: the bar reader read
+    checkers in a striped bar) and dice cups left on the field (a stream's cups on its points were read as stacks
+    of 12); each is drawn where it says and nowhere else, the cups without a random number of their own."""
+    rng = np.random.default_rng(3)
+    looks = [random_style(rng) for _ in range(300)]
+    assert 0.15 < np.mean([st.busy_bar is not None for st in looks]) < 0.35
+    assert 0.15 < np.mean([st.cups is not None for st in looks]) < 0.35
+    g = BoardGeometry()
+    cv = Canvas.around(g, 2.0)
+    base = replace(SCHEMES["tournament_green"], texture=0.0)
+    plain = BoardPainter(g, base, cv, np.random.default_rng(1)).static.astype(float)
+    busy = BoardPainter(g, replace(base, busy_bar=BusyBar(0.5, 0.2, (240, 240, 240), 2)), cv,
+                        np.random.default_rng(1)).static.astype(float)
+    bx0, by0, bx1, by1 = g.bar_rect()
+    (a, b), (c, d) = cv.px(bx0, by0), cv.px(bx1, by1)
+    bar = busy[int(b):int(d), int(a) + 1:int(c) - 1]
+    assert (bar.max(2) > 230).mean() > 0.2  # the stripes' ink
+    def across(img):  # how busy the bar is across its width
+        return float(np.abs(np.diff(img[int(b):int(d), int(a) + 1:int(c) - 1].mean(2), axis=1)).mean())
+
+    assert across(busy) > 10 * max(across(plain), 0.5)
+    fx0, fy0, fx1, fy1 = g.field()
+    cup = DiceCups(((0.25, 0.2, 0.0, True), (0.75, 0.8, 0.0, False)), (30, 40, 60), (10, 14, 20))
+    rng_after = np.random.default_rng(1)
+    cupped = BoardPainter(g, replace(base, cups=cup), cv, rng_after).static.astype(float)
+    rng_plain = np.random.default_rng(1)
+    BoardPainter(g, base, cv, rng_plain)
+    assert rng_after.random() == rng_plain.random()  # the cups drew no random number
+    diff = np.abs(cupped - plain).max(2) > 1
+    for u, v, _, _ in cup.places:
+        x, y = cv.px(fx0 + u * (fx1 - fx0), fy0 + v * (fy1 - fy0))
+        assert diff[int(y) - 20:int(y) + 20, int(x) - 20:int(x) + 20].mean() > 0.9
+    assert diff.mean() < 0.05  # nothing else moved
+    assert np.abs(cupped - plain)[:, : int(cv.px(fx0, 0)[0]) - 5].max() < 1  # left of the field: untouched
 
 
 def test_a_named_schemes_board_draws_what_it_drew_before_random_looks_grew():

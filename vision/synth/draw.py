@@ -17,7 +17,7 @@ import numpy as np
 
 from ..geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .scene import DARK, LIGHT, Die, Hand, Scene
-from .style import MakersPrint, Style, texture
+from .style import BusyBar, DiceCups, MakersPrint, Style, texture
 
 PIPS = {
     1: [(0, 0)],
@@ -102,7 +102,10 @@ class BoardPainter:
         fx0, fy0, fx1, fy1 = g.field()
         rect(fx0, fy0, fx1, fy1, st.field, st.texture)
         bx0, by0, bx1, by1 = g.bar_rect()
-        rect(bx0, by0 - g.frame, bx1, by1 + g.frame, st.bar, st.texture * 1.5, streak=True)
+        rect(bx0, by0 - g.frame, bx1, by1 + g.frame, st.bar, st.busy_bar.grain if st.busy_bar else st.texture * 1.5,
+             streak=True)
+        if st.busy_bar is not None:
+            self._paint_busy_bar(img, st.busy_bar, rng)
         for top in (True, False):
             tx0, ty0, tx1, ty1 = g.tray_rect(top)
             rect(tx0, ty0, tx1, ty1, tuple(int(c * 0.8) for c in st.field), st.texture)
@@ -126,6 +129,8 @@ class BoardPainter:
             paint = np.array(col, np.float32) * tex
             region = img[y0:y1, x0:x1]
             region += (paint - region) * mask[..., None]
+        if st.cups is not None:
+            self._paint_cups(img, st.cups)
         # Clock and scoreboard bodies on the table, either side of the board.
         cx = -w - 120 if self.clock_left else w + 120
         self._clock_rect = (cx - 45, -85.0, cx + 45, 85.0)
@@ -134,6 +139,58 @@ class BoardPainter:
         self._score_rect = (sx - 40, -60.0, sx + 40, 60.0)
         rect(*self._score_rect, (235, 235, 235), 0.03)
         return np.clip(img, 0, 255).astype(np.uint8)
+
+    def _paint_busy_bar(self, img: np.ndarray, bb: BusyBar, rng: np.random.Generator) -> None:
+        """Stripes along the bar (inlay, a printed pattern) and metal hinges across it, over its grain."""
+        g, cv = self.geom, self.canvas
+        bx0, by0, bx1, by1 = g.bar_rect()
+        if bb.stripes:
+            period = max(bb.stripes * g.bar_w, 1.2 / cv.scale)  # at least a pixel of stripe and one of bar
+            x = bx0 + float(rng.uniform(0, period))
+            while x < bx1:
+                (a, b), (c, d) = cv.px(x, by0 - g.frame), cv.px(min(x + period / 2, bx1), by1 + g.frame)
+                img[int(b):int(np.ceil(d)), int(a):max(int(a) + 1, int(c))] = bb.ink
+                x += period
+        for k in range(bb.hinges):
+            cy = (by0 + (by1 - by0) * (0.2 + 0.6 * k)) + float(rng.normal(0, 0.03)) * (by1 - by0)
+            hh = (by1 - by0) * float(rng.uniform(0.04, 0.09))
+            metal = float(rng.uniform(110, 230))
+            (a, b), (c, d) = cv.px(bx0 - g.bar_w * 0.05, cy - hh / 2), cv.px(bx1 + g.bar_w * 0.05, cy + hh / 2)
+            a, b, c, d = int(a), int(b), int(np.ceil(c)), int(np.ceil(d))
+            tint = np.float32([metal * 0.75, metal * 0.9, metal]) if rng.random() < 0.6 else np.float32([metal] * 3)
+            shade = np.linspace(1.15, 0.75, max(d - b, 1), dtype=np.float32)[:, None, None]  # a rounded knuckle
+            img[b:d, a:c] = np.clip(tint * shade, 0, 255)
+
+    def _paint_cups(self, img: np.ndarray, cups: DiceCups) -> None:
+        """Each cup seen from above, over the points (the checkers, drawn later, lie over it: a cup on a point
+        teaches the reader what the point's checkers are not). Draws no random numbers: the places are the style's."""
+        g, cv = self.geom, self.canvas
+        fx0, fy0, fx1, fy1 = g.field()
+        body, inside = np.array(cups.colour, np.float32), np.array(cups.inside, np.float32)
+        for u, v, angle, lying in cups.places:
+            cx, cy = cv.px(fx0 + u * (fx1 - fx0), fy0 + v * (fy1 - fy0))
+            s = cv.scale
+            if not lying:  # standing: a rim ring round a dark mouth (upright) or its base
+                cv2.circle(img, (int(cx), int(cy)), int(31 * s), (body * 1.25).tolist(), -1, cv2.LINE_AA)
+                cv2.circle(img, (int(cx), int(cy)), int(26 * s), inside.tolist(), -1, cv2.LINE_AA)
+                continue
+            length, d = 80 * s, 58 * s
+            ax, ay = np.cos(angle), np.sin(angle)  # along the cup
+            h, w = int(np.ceil(length + d)), int(np.ceil(length + d))
+            x0, y0 = int(cx) - w // 2, int(cy) - h // 2
+            yy, xx = np.mgrid[y0:y0 + h, x0:x0 + w].astype(np.float32)
+            along = (xx - cx) * ax + (yy - cy) * ay
+            across = -(xx - cx) * ay + (yy - cy) * ax
+            inside_body = (np.abs(along) <= length / 2) & (np.abs(across) <= d / 2)
+            shade = 1.25 - 0.65 * (across / (d / 2)) ** 2  # a cylinder lit from above: bright down its middle
+            mouth = ((along - length / 2) / (0.18 * d)) ** 2 + (across / (d / 2)) ** 2 <= 1.0
+            lip = ((along - length / 2) / (0.22 * d)) ** 2 + (across / (d / 2 + 1.5 * s)) ** 2 <= 1.0
+            paint = np.where(mouth[..., None], inside, body * np.clip(shade, 0.4, 1.3)[..., None])
+            mask = inside_body | lip
+            ys, xs = np.nonzero(mask)
+            ys, xs = ys + y0, xs + x0
+            ok = (ys >= 0) & (ys < img.shape[0]) & (xs >= 0) & (xs < img.shape[1])
+            img[ys[ok], xs[ok]] = np.clip(paint[mask][ok], 0, 255)
 
     def _paint_print(self, img: np.ndarray, mp: MakersPrint, rng: np.random.Generator) -> None:
         """The maker's print mid-half between the rows: a block (or none: the field's own colour) with a few

@@ -27,6 +27,27 @@ class MakersPrint:
 
 
 @dataclass(frozen=True)
+class BusyBar:
+    """A bar as busy as the field: a loud grain along it, inlaid stripes, brass hinges (real boards fold at the
+    bar). The bar and tray readers must not take it for checkers, nor the tray-end vote for the field."""
+
+    grain: float  # contrast of the grain along the bar (0.2 to 0.6; the named schemes' is under 0.12)
+    stripes: float  # 0: none; else the stripes' period, share of the bar's width
+    ink: BGR  # the stripes' colour
+    hinges: int = 0  # 0 or 2 metal hinges across the bar
+
+
+@dataclass(frozen=True)
+class DiceCups:
+    """Dice cups put down on the board (at the start of a game, between throws): one on its side is a dark block
+    as long as a stack of two, one standing a ring larger than a checker. Neither is a checker."""
+
+    places: tuple[tuple[float, float, float, bool], ...]  # (u, v) of the field (0..1 across, down), angle (rad), lying
+    colour: BGR
+    inside: BGR
+
+
+@dataclass(frozen=True)
 class Style:
     name: str
     table: BGR
@@ -49,6 +70,8 @@ class Style:
     # a print on the field between the rows (the named schemes have none); one field, not colours of the style's
     # own, for `randomize` jitters every colour field and a named scheme's random draws must stay as they were
     maker_print: MakersPrint | None = None
+    busy_bar: BusyBar | None = None  # one field for the same reason
+    cups: DiceCups | None = None
 
 
 def _rgb(r: int, g: int, b: int) -> BGR:
@@ -130,7 +153,33 @@ def random_style(rng: np.random.Generator) -> Style:
                   bar=frame if rng.random() < 0.7 else any_colour(20, 150), light=light, dark=dark, die=die, pip=pip,
                   cube=cube, cube_ink=any_colour(0, 60, 200), texture=float(rng.uniform(0.0, 0.2)),
                   grain=float(rng.uniform(8, 40)), rim=float(rng.uniform(0.1, 0.4)))
-    return printed(wooden(style, rng), rng)
+    return cupped(busy(printed(wooden(style, rng), rng), rng), rng)
+
+
+def cupped(style: Style, rng: np.random.Generator) -> Style:
+    """Dice cups left on the field of a quarter of the boards: most on the rows, where a reader could count them."""
+    if rng.random() >= 0.25:
+        return style
+    places = []
+    for _ in range(1 if rng.random() < 0.6 else 2):
+        v = float(rng.uniform(0.04, 0.36)) if rng.random() < 0.8 else float(rng.uniform(0.4, 0.6))
+        places.append((float(rng.uniform(0.05, 0.95)), v if rng.random() < 0.5 else 1.0 - v,
+                       float(rng.uniform(0, np.pi)), bool(rng.random() < 0.7)))
+    leather = rng.random() < 0.7  # black or brown leather, else any colour
+    colour = _hsv(rng.uniform(5, 25), rng.uniform(40, 200), rng.uniform(15, 90)) if leather else \
+        _hsv(rng.uniform(0, 180), rng.uniform(0, 230), rng.uniform(30, 230))
+    inside = tuple(int(c * 0.35) for c in colour)
+    return replace(style, cups=DiceCups(tuple(places), colour, inside))
+
+
+def busy(style: Style, rng: np.random.Generator) -> Style:
+    """A busy bar on a quarter of the boards (the striped or grained bars of real boards, their hinges)."""
+    if rng.random() >= 0.25:
+        return style
+    stripes = float(rng.uniform(0.05, 0.3)) if rng.random() < 0.5 else 0.0
+    ink = _hsv(rng.uniform(0, 180), rng.uniform(0, 120), rng.choice([rng.uniform(10, 70), rng.uniform(180, 250)]))
+    return replace(style, busy_bar=BusyBar(float(rng.uniform(0.2, 0.6)), stripes, ink,
+                                           2 if rng.random() < 0.4 else 0))
 
 
 def printed(style: Style, rng: np.random.Generator) -> Style:

@@ -49,10 +49,11 @@ from .readers_data import (
 PER_RIG = 8
 SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
 HEAT_FRAMES = 4000  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
-DATA_VERSION = 6  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
+DATA_VERSION = 8  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
 # 4 = dice of 13-19.5 mm and checkers shrunk to a die's size as negatives (read at a board's own dice size),
 # 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers,
-# 6 = makers' prints on the field between the rows
+# 6 = makers' prints on the field between the rows, 7 = busy bars (loud grain, stripes, hinges),
+# 8 = dice cups left on the field
 HEAT_PATCH = 128  # half-resolution px: the heat-map trains on patches (it is fully convolutional)
 
 
@@ -483,7 +484,8 @@ def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0,
             card["data"]["real"] = real_info
         export(name, model, out / f"{name}.onnx", temps, card)
         record = {"command": command, "n_frames": n_frames, "seed": seed, "sizes": sizes, "summary": summary,
-                  "temperature": temps, "data_s": round(gen_s), "recipe_minutes": minutes}
+                  "temperature": temps, "data_s": round(gen_s), "recipe_minutes": minutes,
+                  "data_version": DATA_VERSION}
         if with_real is not None:
             record["real_dice"] = real_info | {"path": str(real_dice)}
         if threads != 2:
@@ -573,20 +575,33 @@ def refresh_cards(out: Path, eval_frames: int = 200, log=print) -> dict:
                 metrics["real_dice"] = real_metrics
             write_card(out, name, r["command"], r["n_frames"], r["seed"], r["sizes"], r["summary"],
                        r["temperature"], metrics, r["data_s"], r["recipe_minutes"], r.get("threads", 2),
-                       real, real_metrics)
+                       real, real_metrics, r["data_version"])
     return {"held_out": {k: v for k, v in metrics.items() if k != "real_dice"}, "eval_frames": eval_frames} | \
         ({"real_dice": metrics["real_dice"]} if "real_dice" in metrics else {})
 
 
-def _schemes_text() -> str:
+def _schemes_text(version: int = DATA_VERSION) -> str:
+    """What the training boards looked like in data ``version`` (a card says what its weights saw, not what the
+    renderer draws today)."""
     named = [s for s in dict.fromkeys(TRAIN_SCHEMES) if s != RANDOM]
     share = TRAIN_SCHEMES.count(RANDOM) / len(TRAIN_SCHEMES)
-    return (f"{', '.join(named)}, and {share:.0%} of the boards in random looks (any field, point, checker and dice "
-            "colours; half with stained, grained points, half with grained checkers, a fifth with checkers of the "
-            "field's wood: `vision.synth.style.random_style`); "
-            f"{TRAIN_SHAPED:.0%} of the rigs a board of a shape of its own (bar, points' length, the field's height, "
-            "6-7 checkers in a line: `readers_data.random_shape`), rectified as the observer rectifies a real board, "
-            "its field's corners mapped onto the default board's field")
+    looks = ["any field, point, checker and dice colours"]
+    if version >= 5:
+        looks.append("half with stained, grained points, half with grained checkers, a fifth with checkers of the "
+                     "field's wood")
+    if version >= 6:
+        looks.append("a maker's print on the field of 30 %")
+    if version >= 7:
+        looks.append("a busy bar (loud grain, stripes, hinges) on a quarter")
+    if version >= 8:
+        looks.append("dice cups left on the field of a quarter")
+    text = (f"{', '.join(named)}, and {share:.0%} of the boards in random looks ({'; '.join(looks)}: "
+            f"`vision.synth.style.random_style`; data version {version})")
+    if version >= 5:
+        text += (f"; {TRAIN_SHAPED:.0%} of the rigs a board of a shape of its own (bar, points' length, the field's "
+                 "height, 6-7 checkers in a line: `readers_data.random_shape`), rectified as the observer rectifies "
+                 "a real board, its field's corners mapped onto the default board's field")
+    return text
 
 
 def _data_card(n_frames: int, seed: int, sizes: dict) -> dict:
@@ -605,8 +620,9 @@ DESIGNS = {
               "dark 1..15. Five 3x3 conv+BN+ReLU layers (16-32-48-48-64 channels, four of stride 2), "
               "flattened (where the stack ends matters), FC 128, FC 31. All 24 points run as one batch. At run time "
               "the count is the classifier's and the colour is judged across the board "
-              "(`vision.readers.point_colours`: the occupied points' first checkers form two clusters in Lab; the "
-              "lighter one is light), since one crop cannot tell which of two unfamiliar colours is light.",
+              "(`vision.readers.point_colours`: the occupied points' first checkers form two clusters in Lab, hue "
+              "weighed three times lightness, which shine and shade move; the lighter one is light), since one crop "
+              "cannot tell which of two unfamiliar colours is light.",
     "bar": "The bar crop (320x40): five conv layers (16-32-32-48-64), FC 128, two heads: light 0..15 "
            "(the upper half) and dark 0..15.",
     "tray": "A tray crop (160x40, checkers on edge, the row starting at the bottom): five conv layers, FC 128, "
@@ -628,7 +644,7 @@ DESIGNS = {
 
 def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, sizes: dict, summary: dict,
                temps: list[float], metrics: dict, gen_s: float, minutes: float, threads: int = 2,
-               real: dict | None = None, real_metrics: dict | None = None) -> None:
+               real: dict | None = None, real_metrics: dict | None = None, data_version: int = DATA_VERSION) -> None:
     size_kb = (out / f"{name}.onnx").stat().st_size / 1024
     relevant = {"points": ["point_acc", "slot_acc", "exact_position"], "bar": ["bar_acc", "slot_acc"],
                 "tray": ["tray_acc", "slot_acc"], "dice_heat": ["dice_recall", "dice_false_per_frame"],
@@ -649,7 +665,7 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
              "augmentation (channel shuffle, gains, contrast, grey, noise), left-right flips for slots.", "",
              "## Data", "",
              f"- training: {n_frames} frames rendered by `vision.synth` ({PER_RIG} per rig), schemes "
-             f"{_schemes_text()}; profiles clean:standard:hard = 1:3:2; rig seeds "
+             f"{_schemes_text(data_version)}; profiles clean:standard:hard = 1:3:2; rig seeds "
              f"{train_rig_seed(seed, 0)}.. ; every count 0..15 sampled on purpose (40 % of boards from random "
              "legal games, 60 % free layouts); 0-4 dice anywhere on the halves, 12 % cocked; the cube at any "
              "place; corner noise N(0, s) px with s ~ U(0, 3); JPEG quality 35..95.",
