@@ -207,7 +207,9 @@ def _two_colours(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
         if (new == light_c).all():
             break
         light_c = new
-    c1, c0 = raw[light_c].mean(0), raw[~light_c].mean(0)
+    if light_c.all() or not light_c.any():  # 2-means ran out of turns on one cluster
+        return None
+    c1, c0 = raw[light_c].mean(0), raw[~light_c].mean(0)  # the centres in plain Lab, as the callers keep them
     if c1[0] < c0[0]:  # the lighter cluster is light
         c0, c1, light_c = c1, c0, ~light_c
     gap = float(np.linalg.norm(c1 - c0))
