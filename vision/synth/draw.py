@@ -50,6 +50,11 @@ class Canvas:
     def px(self, x: float, y: float) -> tuple[float, float]:
         return (x - self.x0) * self.scale, (y - self.y0) * self.scale
 
+    def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
+        """The pixels (left, top, right, bottom; right and bottom exclusive) covering a box given in mm."""
+        (a, b), (c, d) = self.px(x0, y0), self.px(x1, y1)
+        return int(a), int(b), int(np.ceil(c)), int(np.ceil(d))
+
     def pts(self, xy: np.ndarray) -> np.ndarray:
         return np.round((np.asarray(xy) - [self.x0, self.y0]) * self.scale * 16).astype(np.int32)
 
@@ -83,8 +88,7 @@ class BoardPainter:
         img *= texture((cv.height, cv.width), rng, 30 * cv.scale, 0.05)[..., None]
 
         def rect(x0, y0, x1, y1, colour, tex=0.0, streak=False):
-            (a, b), (c, d) = cv.px(x0, y0), cv.px(x1, y1)
-            a, b, c, d = int(a), int(b), int(np.ceil(c)), int(np.ceil(d))
+            a, b, c, d = cv.box(x0, y0, x1, y1)
             patch = np.empty((d - b, c - a, 3), np.float32)
             patch[:] = colour
             if tex:
@@ -155,8 +159,7 @@ class BoardPainter:
             cy = (by0 + (by1 - by0) * (0.2 + 0.6 * k)) + float(rng.normal(0, 0.03)) * (by1 - by0)
             hh = (by1 - by0) * float(rng.uniform(0.04, 0.09))
             metal = float(rng.uniform(110, 230))
-            (a, b), (c, d) = cv.px(bx0 - g.bar_w * 0.05, cy - hh / 2), cv.px(bx1 + g.bar_w * 0.05, cy + hh / 2)
-            a, b, c, d = int(a), int(b), int(np.ceil(c)), int(np.ceil(d))
+            a, b, c, d = cv.box(bx0 - g.bar_w * 0.05, cy - hh / 2, bx1 + g.bar_w * 0.05, cy + hh / 2)
             tint = np.float32([metal * 0.75, metal * 0.9, metal]) if rng.random() < 0.6 else np.float32([metal] * 3)
             shade = np.linspace(1.15, 0.75, max(d - b, 1), dtype=np.float32)[:, None, None]  # a rounded knuckle
             img[b:d, a:c] = np.clip(tint * shade, 0, 255)
@@ -176,9 +179,10 @@ class BoardPainter:
                 continue
             length, d = 80 * s, 58 * s
             ax, ay = np.cos(angle), np.sin(angle)  # along the cup
-            h, w = int(np.ceil(length + d)), int(np.ceil(length + d))
-            x0, y0 = int(cx) - w // 2, int(cy) - h // 2
-            yy, xx = np.mgrid[y0:y0 + h, x0:x0 + w].astype(np.float32)
+            half = int(np.ceil(length + d)) // 2  # a window round the cup however it is turned, within the canvas
+            x0, y0 = max(int(cx) - half, 0), max(int(cy) - half, 0)
+            x1, y1 = min(int(cx) + half, img.shape[1]), min(int(cy) + half, img.shape[0])
+            yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
             along = (xx - cx) * ax + (yy - cy) * ay
             across = -(xx - cx) * ay + (yy - cy) * ax
             inside_body = (np.abs(along) <= length / 2) & (np.abs(across) <= d / 2)
@@ -187,10 +191,7 @@ class BoardPainter:
             lip = ((along - length / 2) / (0.22 * d)) ** 2 + (across / (d / 2 + 1.5 * s)) ** 2 <= 1.0
             paint = np.where(mouth[..., None], inside, body * np.clip(shade, 0.4, 1.3)[..., None])
             mask = inside_body | lip
-            ys, xs = np.nonzero(mask)
-            ys, xs = ys + y0, xs + x0
-            ok = (ys >= 0) & (ys < img.shape[0]) & (xs >= 0) & (xs < img.shape[1])
-            img[ys[ok], xs[ok]] = np.clip(paint[mask][ok], 0, 255)
+            img[y0:y1, x0:x1][mask] = np.clip(paint[mask], 0, 255)
 
     def _paint_print(self, img: np.ndarray, mp: MakersPrint, rng: np.random.Generator) -> None:
         """The maker's print mid-half between the rows: a block (or none: the field's own colour) with a few
@@ -205,8 +206,7 @@ class BoardPainter:
         text = "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), int(rng.integers(2, 7))))
         for x0 in halves:
             cx, cy = x0 + g.half_w / 2 + float(rng.normal(0, 0.03)) * g.half_w, float(rng.normal(0, 0.02)) * g.inner_h
-            (a, b), (c, d) = cv.px(cx - w / 2, cy - h / 2), cv.px(cx + w / 2, cy + h / 2)
-            a, b, c, d = int(a), int(b), int(np.ceil(c)), int(np.ceil(d))
+            a, b, c, d = cv.box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
             img[b:d, a:c] = mp.colour
             mask = np.zeros((d - b, c - a), np.uint8)
             scale = cv2.getFontScaleFromHeight(cv2.FONT_HERSHEY_SIMPLEX, max(4, int((d - b) * 0.45)), 2)
