@@ -22,10 +22,13 @@ each point a triangle whose two sides are straight edges. `find_field`
    has the board's structure wrong, and the field is not sure.
 
 Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse on the
-real pictures: the score's optimum is the points' layout, which on real boards sits a margin away from the
-field's rim (points inset from the frame, a bar wider than the layout's), while the region outlines and lines
-follow the rim. Known limits, measured by tests/bench/bench_real.py (33 of 134 real pictures within 1.5 %, 84
-within 3 %, 107 within 5 %, 2026-12-03): where no outline nor pair of lines gives the field, the best
+real pictures (against labels on the rim's top): the score's optimum is the points' layout, which on real boards
+sits a margin away from the field's rim (points inset from the frame, a bar wider than the layout's), while the
+region outlines and lines follow the rim. Known limits, measured by tests/bench/bench_real.py (27 of 134 real
+pictures within 1.5 %, 68 within 3 %, 92 within 5 %, 2026-12-04): the field is the playing surface, and where a
+raised rim's inner walls show (the pine board) the outlines and lines take the rim's top, 2-4 % outside the
+floor on which the points and checkers lie (33, 84 and 107 against labels that were a mix of the two); where
+no outline nor pair of lines gives the field, the best
 candidate is a near miss (a tray or the frame taken in at one end, a point aside). The points' second opinion
 makes those not sure (10 near misses of 72 labelled pictures were rated sure without it, none with it), at a
 price: some fields found within 2-5 % are not sure either, and wait for a person to confirm them
