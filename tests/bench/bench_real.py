@@ -4,7 +4,8 @@
                                      [--per-folder 16] [--follow 40] [--models DIR]
 
 Reads the pictures from ../shared/data/real (never copied into the project) and our labels of them,
-made by eye, twice (tests/data/real_labels.json). Per folder:
+made by eye, twice (tests/data/real_labels.json: a field is the playing surface, where the points are
+painted and the checkers lie; where a raised rim's inner walls show, it ends at their foot). Per folder:
 
 * field: pictures whose playing field is fully in view; corner error (largest of the four, as a share of
   the field's diagonal); within 1.5 %; found (quality >= 0.5); wrong but sure (found with an error over
