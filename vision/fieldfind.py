@@ -22,7 +22,7 @@ each point a triangle whose two sides are straight edges. `find_field`
    has the board's structure wrong, and the field is not sure.
 
 Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse on the
-real pictures (against labels on the rim's top): the score's optimum is the points' layout, which on real boards
+real pictures (against the labels before 2026-12-04): the score's optimum is the points' layout, which on real boards
 sits a margin away from the field's rim (points inset from the frame, a bar wider than the layout's), while the
 region outlines and lines follow the rim. Known limits, measured by tests/bench/bench_real.py (27 of 134 real
 pictures within 1.5 %, 68 within 3 %, 92 within 5 %, 2026-12-04): the field is the playing surface, and where a
