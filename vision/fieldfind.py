@@ -19,16 +19,21 @@ each point a triangle whose two sides are straight edges. `find_field`
 4. asks the points for a second opinion (`vision.pointfit`: each quarter's six points fitted on their
    own in a rectified view): where the field they give lies half a point or more from the outline,
    both are hypotheses and the points' edges pick one (`judged`); a point or more apart, one of the two
-   has the board's structure wrong, and the field is not sure.
+   has the board's structure wrong, and the field is not sure;
+5. puts the field's sides where its points end (`vision.rimfit`), in the picture's own pixels: the rows'
+   rims where the points' sides stop, the ends on the first edge beyond the outermost points. The
+   outlines and lines follow the strongest edges, a raised rim's top where its inner walls show.
 
 Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse on the
 real pictures (against the labels before 2026-12-04): the score's optimum is the points' layout, which on real boards
 sits a margin away from the field's rim (points inset from the frame, a bar wider than the layout's), while the
-region outlines and lines follow the rim. Known limits, measured by tests/bench/bench_real.py (27 of 134 real
-pictures within 1.5 %, 68 within 3 %, 92 within 5 %, 2026-12-04): the field is the playing surface, and where a
-raised rim's inner walls show (the pine board) the outlines and lines take the rim's top, 2-4 % outside the
-floor on which the points and checkers lie (33, 84 and 107 against labels that were a mix of the two); where
-no outline nor pair of lines gives the field, the best
+region outlines and lines follow the rim. Known limits, measured by tests/bench/bench_real.py (2026-12-04, 134 real
+pictures: within 1.5 % 27 -> 44 once the sides were put where the points end (step 5), within 3 % 68 -> 84, within
+5 % 92 -> 103): the field is the playing surface, and where a raised rim's inner walls show (the pine board) the
+outlines and lines take the rim's top, 2-4 % outside the floor on which the points and checkers lie (step 5: the
+pine board's 83 frames within 1.5 % 2 -> 18, within 3 % 36 -> 50), but points with rounded bases end short of the
+rim (the fmgammon stream board: a rim some pixels in, 0.8 -> 2.2 % on one frame); where no outline nor pair of
+lines gives the field, the best
 candidate is a near miss (a tray or the frame taken in at one end, a point aside). The points' second opinion
 makes those not sure (10 near misses of 72 labelled pictures were rated sure without it, none with it), at a
 price: some fields found within 2-5 % are not sure either, and wait for a person to confirm them
@@ -36,7 +41,7 @@ price: some fields found within 2-5 % are not sure either, and wait for a person
 agree (19 against 25 of 72 within 1.5 %), so there it judges and does not place; where they disagree, it is
 the likelier field about as often as not (within 3 %: 67 -> 86 of 134 once it could place).
 
-Everything here runs on a copy of the picture about 640 px wide; corners come back in the
+Everything but step 5 runs on a copy of the picture about 640 px wide; corners come back in the
 picture's own pixels.
 """
 
@@ -52,6 +57,7 @@ from .fieldlines import line_quads
 from .fieldsnap import snap
 from .pointedges import BARS, SHAPES, Edges
 from .pointfit import fit
+from .rimfit import fit_rims
 
 WORK_W = 640  # px: the long side of the working copy
 MIN_AREA = 0.08  # a field covers at least this share of the picture (a board camera's fills most of it)
@@ -70,6 +76,7 @@ class FieldFit:
     score: float = 0.0  # the raw points' edge score (`vision.pointedges.Edges.score`)
     turned: bool = False  # the bar runs across the picture (the rows are up and down)
     points_off: float = 0.0  # how far the points' own fit of the field lies from it, point widths (`points_disagree`)
+    margin: float = 0.0  # the field's ends beyond the outermost points, share of its width
 
     @property
     def found(self) -> bool:
@@ -302,7 +309,10 @@ def find_field(picture: np.ndarray) -> FieldFit:
         # each outline judged with its own best shape: the candidate's (fitted to the frame, say) can rate
         # the true field far below it
         q, _ = snap(q, lambda t: edges.score(t)[0], (edges.gx, edges.gy))
-    return judged(img, edges, q, s, bool(r))
+    fit = judged(img, edges, q, s, bool(r))
+    # the sides where the points end, in the picture's own pixels (the working copy's are too coarse for them)
+    fit.corners = fit_rims(picture, fit.corners, fit.bar_frac, fit.point_len, fit.margin)
+    return fit
 
 
 def judged(img: np.ndarray, edges: Edges, q: np.ndarray, s: float, turned: bool) -> FieldFit:
@@ -318,7 +328,7 @@ def judged(img: np.ndarray, edges: Edges, q: np.ndarray, s: float, turned: bool)
         if psc > sc:
             q, sc, shape = points, psc, pshape
     return FieldFit(corners=q / s, quality=min(_quality(sc), _agreement(off)), bar_frac=shape[0],
-                    point_len=shape[1], score=sc, turned=turned, points_off=off)
+                    point_len=shape[1], score=sc, turned=turned, points_off=off, margin=shape[2])
 
 
 def points_disagree(img: np.ndarray, q: np.ndarray, shape: tuple[float, float, float]) -> tuple[np.ndarray, float]:

@@ -55,25 +55,25 @@ class PointFit:
         return min(q.score for q in self.quarters)
 
 
-class _View:
-    """The picture rectified around a rough field, and its blurred gradients."""
+class View:
+    """The picture rectified around a rough field (``width`` px along the rows), and its gradients."""
 
-    def __init__(self, img: np.ndarray, quad: np.ndarray):
+    def __init__(self, img: np.ndarray, quad: np.ndarray, width: int = RECT_W):
         along = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])) / 2
         across = (np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])) / 2
-        self.w = RECT_W
-        self.h = int(round(RECT_W * across / max(along, 1.0)))
-        self.pad = int(round(PAD * RECT_W))
+        self.w = width
+        self.h = int(round(width * across / max(along, 1.0)))
+        self.pad = int(round(PAD * width))
         p = self.pad
         dst = np.float32([[p, p], [p + self.w, p], [p + self.w, p + self.h], [p, p + self.h]])
         self.H = cv2.getPerspectiveTransform(dst, np.float32(quad))  # rectified -> picture
         size = (self.w + 2 * p, self.h + 2 * p)
         rect = cv2.warpPerspective(img, self.H, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                    borderMode=cv2.BORDER_REPLICATE)
-        gx, gy = colour_gradient(rect)
-        self.ax, self.ay = np.abs(gx), np.abs(gy)
+        self.gx, self.gy = colour_gradient(rect)  # signed: the gradient across a slanted line (`vision.rimfit`)
+        self.ax, self.ay = np.abs(self.gx), np.abs(self.gy)
         self._blurred: dict[float, tuple[np.ndarray, np.ndarray]] = {}
-        self.mean = float(np.mean(np.hypot(gx, gy)[p:p + self.h, p:p + self.w])) + 1.0
+        self.mean = float(np.mean(np.hypot(self.gx, self.gy)[p:p + self.h, p:p + self.w])) + 1.0
 
     def grads(self, sigma: float) -> tuple[np.ndarray, np.ndarray]:
         if sigma not in self._blurred:
@@ -104,7 +104,7 @@ def _sides(params: np.ndarray, shift: float) -> np.ndarray:
     return np.concatenate([s1, s2], 1)  # (C, 12, 2, 2)
 
 
-def _across(view: _View, sigma: float, sides: np.ndarray) -> np.ndarray:
+def _across(view: View, sigma: float, sides: np.ndarray) -> np.ndarray:
     """Mean gradient across each side: (C, 12, 2, 2) -> (C, 12)."""
     gx, gy = view.grads(sigma)
     d = sides[:, :, 1] - sides[:, :, 0]  # (C, 12, 2)
@@ -118,14 +118,14 @@ def _across(view: _View, sigma: float, sides: np.ndarray) -> np.ndarray:
     return v.reshape(c, 12)
 
 
-def _points(view: _View, sigma: float, params: np.ndarray) -> np.ndarray:
+def _points(view: View, sigma: float, params: np.ndarray) -> np.ndarray:
     """(C, 4) -> (C, 6): each point's sides less the null's, over the view's mean gradient."""
     on = _across(view, sigma, _sides(params, 0.0))
     off = _across(view, sigma, _sides(params, 0.5))
     return (on - off).reshape(-1, 2, 6).mean(1) / view.mean
 
 
-def _score(view: _View, sigma: float, params: np.ndarray) -> np.ndarray:
+def _score(view: View, sigma: float, params: np.ndarray) -> np.ndarray:
     """(C, 4) -> (C,): the six points' mean."""
     return _points(view, sigma, params).mean(1)
 
@@ -133,7 +133,7 @@ def _score(view: _View, sigma: float, params: np.ndarray) -> np.ndarray:
 _MOVES = np.concatenate([np.eye(4), -np.eye(4)])
 
 
-def _climb(view: _View, p: np.ndarray, levels=LEVELS) -> tuple[np.ndarray, float]:
+def _climb(view: View, p: np.ndarray, levels=LEVELS) -> tuple[np.ndarray, float]:
     """Pattern search on one quarter's (a, b, rim, tip), coarse to fine."""
     p = np.asarray(p, np.float64)
     for sigma, step in levels:
@@ -148,7 +148,7 @@ def _climb(view: _View, p: np.ndarray, levels=LEVELS) -> tuple[np.ndarray, float
     return p, best
 
 
-def _end_line(view: _View, sigma: float, top: np.ndarray, bottom: np.ndarray, which: int) -> float:
+def _end_line(view: View, sigma: float, top: np.ndarray, bottom: np.ndarray, which: int) -> float:
     """The gradient along a half's end (``which`` 0: the quarters' a, 1: their b) between the points'
     tips, where no point is: a field's end is the frame's or the bar's edge, all across the field."""
     gx, _ = view.grads(sigma)
@@ -161,7 +161,7 @@ def _end_line(view: _View, sigma: float, top: np.ndarray, bottom: np.ndarray, wh
     return float(np.median(v)) / view.mean
 
 
-def _fit_half(view: _View, top: np.ndarray, bottom: np.ndarray) -> tuple[QuarterFit, QuarterFit]:
+def _fit_half(view: View, top: np.ndarray, bottom: np.ndarray) -> tuple[QuarterFit, QuarterFit]:
     """One half's two quarters (facing rows), each climbed on its own. A comb fits as well a whole point
     aside (a point on the frame or the bar, one of its own under a stack of checkers): the half's two
     rows are moved together a point either way, and the choice is the rows' points together (a stack
@@ -218,7 +218,7 @@ def _edge_line(g: np.ndarray, p0: np.ndarray, p1: np.ndarray, out: np.ndarray, w
     return float(offs[i]), float(offs[j])
 
 
-def _snap_corners(view: _View, qs: dict) -> np.ndarray:
+def _snap_corners(view: View, qs: dict) -> np.ndarray:
     """The field's corners in the rectified view: the points' fit gives the ends along the rows (the comb
     is precise there), but the rim poorly (the sides are steep: a rim far off moves them little), so each
     row's rim is the innermost strong straight edge across the view near the fitted bases, and each end
@@ -252,7 +252,7 @@ def fit(img: np.ndarray, quad: np.ndarray, bar: float = 0.08, length: float = 0.
     points' share of the height). Two rounds: the second rectifies around the first's corners."""
     quad = np.asarray(quad, np.float64)
     for _ in range(rounds):
-        view = _View(img, quad)
+        view = View(img, quad)
         p, W, Hh = view.pad, view.w, view.h
         xs = ((p + margin * W, p + (0.5 - bar / 2) * W), (p + (0.5 + bar / 2) * W, p + (1 - margin) * W))
         rims = ((p, p + length * Hh), (p + Hh, p + Hh - length * Hh))
