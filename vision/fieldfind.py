@@ -28,10 +28,10 @@ Searching the corners by the score itself (an extent search, a coordinate ascent
 real pictures (against the labels before 2026-12-04): the score's optimum is the points' layout, which on real boards
 sits a margin away from the field's rim (points inset from the frame, a bar wider than the layout's), while the
 region outlines and lines follow the rim. Known limits, measured by tests/bench/bench_real.py (2026-12-04, 134 real
-pictures: within 1.5 % 27 -> 44 once the sides were put where the points end (step 5), within 3 % 68 -> 84, within
-5 % 92 -> 103): the field is the playing surface, and where a raised rim's inner walls show (the pine board) the
+pictures: within 1.5 % 27 -> 66 once the sides were put where the points end (step 5), within 3 % 68 -> 86, within
+5 % 97 -> 103): the field is the playing surface, and where a raised rim's inner walls show (the pine board) the
 outlines and lines take the rim's top, 2-4 % outside the floor on which the points and checkers lie (step 5: the
-pine board's 83 frames within 1.5 % 2 -> 18, within 3 % 36 -> 50), but points with rounded bases end short of the
+pine board's 83 frames within 1.5 % 2 -> 40, within 3 % 36 -> 52), but points with rounded bases end short of the
 rim (the fmgammon stream board: a rim some pixels in, 0.8 -> 2.2 % on one frame); where no outline nor pair of
 lines gives the field, the best
 candidate is a near miss (a tray or the frame taken in at one end, a point aside). The points' second opinion

@@ -23,9 +23,10 @@ beyond the outermost points' bases (their corners fitted as evenly spaced from e
 outermost point is often under a stack) at least `END_K` as strong as the rims (an end wall's foot is
 fainter than the rows' rims, the rim's top and the table beyond stronger).
 
-Measured on the 134 labelled real pictures (tests/bench/bench_real.py, 2026-12-04): corners within 1.5 % of
-the diagonal 27 -> 44, within 3 % 68 -> 84, within 5 % 92 -> 103, found but more than 5 % off 2 -> 0; the pine
-board (a raised rim, its inner walls in view) 2 -> 18 within 1.5 %.
+Measured on the 134 labelled real pictures (tests/bench/bench_real.py, 2026-12-04, with the pine board's second
+camera's bottom side re-measured that day): corners within 1.5 % of the diagonal 27 -> 66, within 3 % 68 -> 86,
+within 5 % 97 -> 103, found but more than 5 % off 0 -> 0; the pine board (a raised rim, its inner walls in
+view) 2 -> 40 of 83 within 1.5 %.
 """
 
 from __future__ import annotations
