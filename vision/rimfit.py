@@ -25,8 +25,8 @@ fainter than the rows' rims, the rim's top and the table beyond stronger).
 
 Measured on the 134 labelled real pictures (tests/bench/bench_real.py, 2026-12-04, with the pine board's second
 camera's bottom side re-measured that day): corners within 1.5 % of the diagonal 27 -> 66, within 3 % 68 -> 86,
-within 5 % 97 -> 103, found but more than 5 % off 0 -> 0; the pine board (a raised rim, its inner walls in
-view) 2 -> 40 of 83 within 1.5 %.
+within 5 % 97 -> 103, none found but more than 5 % off either way; the pine board (a raised rim, its inner
+walls in view) 2 -> 40 of 83 within 1.5 %.
 """
 
 from __future__ import annotations
