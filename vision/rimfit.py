@@ -122,15 +122,19 @@ def _rim(xs: np.ndarray, ys: np.ndarray, strength: np.ndarray, xmid: float, tol:
     return np.array([[xs.min(), k * xs.min() + c], [xs.max(), k * xs.max() + c]])
 
 
+def _strength(g: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """How strong straight edges of ``g`` (|gradient| across them) are along lines sampled at ``pts``
+    ((..., samples, 2)): the mean of each line's strongest three quarters (checkers and hands break parts)."""
+    m = pts.reshape(-1, pts.shape[-2], 2).astype(np.float32)  # remap takes maps under 32767 wide
+    v = np.abs(cv2.remap(g, m[..., 0], m[..., 1], cv2.INTER_LINEAR)).reshape(pts.shape[:-1])
+    return np.sort(v, -1)[..., pts.shape[-2] // 4:].mean(-1)
+
+
 def _line_strength(g: np.ndarray, line: np.ndarray, n: np.ndarray) -> float:
-    """How strong a straight edge of ``g`` (|gradient| across it) ``line`` is: the mean of its strongest three
-    quarters (checkers and hands break parts), the best within 2 px of it."""
+    """`_strength` of ``line``, the best within 2 px of it."""
     ts = np.linspace(0.05, 0.95, 200)
     pts = line[0] + ts[:, None] * (line[1] - line[0])
-    offs = np.arange(-2.0, 2.1, 0.5)
-    m = (pts[None] + offs[:, None, None] * n).astype(np.float32)
-    v = np.abs(cv2.remap(g, m[..., 0], m[..., 1], cv2.INTER_LINEAR))
-    return float(np.sort(v, 1)[:, len(ts) // 4:].mean(1).max())
+    return float(_strength(g, pts[None] + np.arange(-2.0, 2.1, 0.5)[:, None, None] * n).max())
 
 
 def _outer_corner(corners: list[tuple[int, float]], j_out: int, pw: float) -> float | None:
@@ -155,10 +159,7 @@ def _end(view: View, start: float, out: float, ya: float, yb: float, enough: flo
     ys = np.linspace(ya, yb, 120)
     lean = np.arange(-END_TILT, END_TILT + 0.1, 1.0)
     xs = start + out * offs[:, None, None] + lean[None, :, None] * ((ys - ya) / (yb - ya))[None, None]
-    yy = np.broadcast_to(ys, xs.shape)
-    v = np.abs(cv2.remap(view.gx, xs.reshape(-1, len(ys)).astype(np.float32),
-                         yy.reshape(-1, len(ys)).astype(np.float32), cv2.INTER_LINEAR)).reshape(xs.shape)
-    strength = np.sort(v, 2)[..., len(ys) // 4:].mean(2).max(1)
+    strength = _strength(view.gx, np.stack([xs, np.broadcast_to(ys, xs.shape)], -1)).max(1)
     peak = np.r_[False, strength[1:] >= strength[:-1]] & np.r_[strength[:-1] >= strength[1:], False]
     hits = np.nonzero(peak & (strength >= enough))[0]
     return float(start + out * offs[hits[0]]) if len(hits) else None
