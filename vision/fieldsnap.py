@@ -84,18 +84,20 @@ def quad_of_lines(lines: list[np.ndarray]) -> np.ndarray | None:
     return None if any(c is None for c in corners) else np.array(corners)
 
 
-def snap(quad: np.ndarray, score, grad: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
+def snap(quad: np.ndarray, scores, grad: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
     """``quad`` with its sides on the board's straight edges: of the lines `edge_lines` finds per side in
     the picture's gradient ``grad`` (`vision.pointedges.colour_gradient`), the combinations (and the
-    unmoved quad) that ``score(quad) -> float`` rates within `TIE` of the best, and of those the one on
+    unmoved quad) that ``scores(quads) -> array`` rates within `TIE` of the best, and of those the one on
     the strongest edges: the points' layout leaves the rim's exact place loose (a margin at the ends, the
     points' length), while the rim is the strongest straight edge there."""
     per_side = [edge_lines(grad, quad, k) for k in range(4)]
-    rated = [(score(quad), 0.0, quad)]
+    quads, strengths = [quad], [0.0]
     for combo in itertools.product(*per_side):
         q = quad_of_lines([ln for _, ln in combo])
         if q is not None:
-            rated.append((score(q), sum(strength for strength, _ in combo), q))
+            quads.append(q)
+            strengths.append(sum(strength for strength, _ in combo))
+    rated = list(zip(np.asarray(scores(quads), np.float64), strengths, quads))
     best = max(r[0] for r in rated)
     s, _, q = max((r for r in rated if r[0] >= best - TIE * abs(best)), key=lambda r: r[1])
-    return q, s
+    return q, float(s)

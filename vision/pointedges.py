@@ -56,9 +56,19 @@ def _layouts(shapes: tuple) -> np.ndarray:
     return np.stack([np.stack([_sides(*sh, 0.0), _sides(*sh, 0.5), _sides(*sh, 0.0, True)]) for sh in shapes])
 
 
-_T = ((np.arange(SIDE_SAMPLES) + 0.5) / SIDE_SAMPLES)[None, :, None]
 _GX, _GY = np.meshgrid((np.arange(GRID[0]) + 0.5) / GRID[0], (np.arange(GRID[1]) + 0.5) / GRID[1])
 _GRID_PTS = np.stack([_GX.ravel(), _GY.ravel()], 1)
+_T32 = ((np.arange(SIDE_SAMPLES) + 0.5) / SIDE_SAMPLES).astype(np.float32)
+_UNIT = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+ROWS = 32000  # remap's maps stay under 32767 rows
+BATCH = 8000  # sides sampled together (larger batches leave the cache: slower)
+
+
+def _project(Hs: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """(P, 2) points of the unit square through each of (n, 3, 3) homographies: (n, P, 2)."""
+    p = pts[None] @ Hs[:, :2, :2].transpose(0, 2, 1) + Hs[:, None, :2, 2]
+    w = pts[None] @ Hs[:, 2:, :2].transpose(0, 2, 1) + Hs[:, None, 2:, 2]
+    return p / w
 
 
 def colour_gradient(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -83,25 +93,35 @@ class Edges:
         self.gx, self.gy = colour_gradient(img)
 
     def _sample(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The gradient at (rows, cols, 2) points: two (rows, cols) arrays (remap takes maps under 32767 wide)."""
+        """The gradient at (rows, cols, 2) points: two (rows, cols) arrays."""
         m = pts.astype(np.float32)
-        return (cv2.remap(self.gx, m[..., 0], m[..., 1], cv2.INTER_LINEAR),
-                cv2.remap(self.gy, m[..., 0], m[..., 1], cv2.INTER_LINEAR))
+        return self._sample_xy(np.ascontiguousarray(m[..., 0]), np.ascontiguousarray(m[..., 1]))
 
-    def _across(self, H: np.ndarray, sides: np.ndarray) -> np.ndarray:
-        """The mean gradient across each point's two sides, for stacked layouts: ``sides`` (..., 48, 2, 2) in
-        the unit square -> (..., 24), all sampled at once."""
+    def _sample_xy(self, mx: np.ndarray, my: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The gradient at (rows, cols) float32 coordinates ``mx``, ``my``."""
+        parts = [(cv2.remap(self.gx, mx[r:r + ROWS], my[r:r + ROWS], cv2.INTER_LINEAR),
+                  cv2.remap(self.gy, mx[r:r + ROWS], my[r:r + ROWS], cv2.INTER_LINEAR)) for r in range(0, len(mx), ROWS)]
+        return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
+
+    def _across(self, Hs: np.ndarray, sides: np.ndarray) -> np.ndarray:
+        """The mean gradient across each point's two sides, for stacked layouts under each of the homographies
+        ``Hs`` (n, 3, 3): ``sides`` (..., 48, 2, 2) in the unit square -> (n, ..., 24), all sampled at once
+        (in float32: the samples are what costs)."""
         lead = sides.shape[:-3]
-        ends = cv2.perspectiveTransform(sides.reshape(1, -1, 2), H)[0].reshape(-1, 2, 2)
-        d = ends[:, 1] - ends[:, 0]
-        n = np.stack([d[:, 1], -d[:, 0]], 1) / (np.hypot(d[:, 0], d[:, 1])[:, None] + 1e-9)
-        sx, sy = self._sample(ends[:, None, 0] + _T * d[:, None])  # (sides, S) each
-        v = np.abs(sx * n[:, :1] + sy * n[:, 1:]).mean(1)
-        return v.reshape(*lead, 24, 2).mean(-1)
+        ends = _project(Hs, sides.reshape(-1, 2)).reshape(len(Hs), -1, 2, 2).astype(np.float32)
+        x0, y0 = ends[:, :, 0, 0], ends[:, :, 0, 1]
+        dx, dy = ends[:, :, 1, 0] - x0, ends[:, :, 1, 1] - y0
+        norm = np.hypot(dx, dy) + np.float32(1e-9)
+        t = _T32[None, None]
+        sx, sy = self._sample_xy((x0[..., None] + t * dx[..., None]).reshape(-1, SIDE_SAMPLES),
+                                 (y0[..., None] + t * dy[..., None]).reshape(-1, SIDE_SAMPLES))
+        shape = x0.shape + (SIDE_SAMPLES,)
+        v = np.abs(sx.reshape(shape) * (dy / norm)[..., None] - sy.reshape(shape) * (dx / norm)[..., None]).mean(2)
+        return v.reshape(len(Hs), *lead, 24, 2).mean(-1)
 
     def homography(self, quad: np.ndarray) -> np.ndarray:
         """The field's unit square onto ``quad`` (TL, TR, BR, BL; the bar between the halves of side 0-1)."""
-        return cv2.getPerspectiveTransform(np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]), np.float32(quad))
+        return cv2.getPerspectiveTransform(_UNIT, np.float32(quad))
 
     def score(self, quad: np.ndarray, shapes=COARSE) -> tuple[float, tuple[float, float, float]]:
         """(score, (bar, length, margin)) of the best of ``shapes`` for ``quad``: about 0 for anything but a board's
@@ -110,12 +130,25 @@ class Edges:
         Point by point, and the weakest `KEEP` of the 24 decide (a trimmed
         mean): one strong line (a frame's edge, a table's) lines up with a point's side or two in any
         outline, while a field shows all its points but those its checkers hide."""
-        H = self.homography(quad)
-        gx, gy = self._sample(cv2.perspectiveTransform(_GRID_PTS.reshape(1, -1, 2), H))
-        mag = float(np.mean(np.hypot(gx, gy))) + 1.0
         shapes = tuple(tuple(sh) for sh in shapes)
-        v = self._across(H, _layouts(shapes))  # (shapes, 3, 24): the layout and its two nulls
-        d = np.sort(v[:, 0] - np.maximum(v[:, 1], v[:, 2]), axis=1)
-        scores = d[:, :KEEP].mean(1) / mag
-        k = int(np.argmax(scores))
-        return float(scores[k]), shapes[k]
+        sc, k = self.scores([quad], shapes)
+        return float(sc[0]), shapes[int(k[0])]
+
+    def scores(self, quads, shapes=COARSE) -> tuple[np.ndarray, np.ndarray]:
+        """`score` of many quadrilaterals at once, sampled together (a few calls, not one per outline): (N,)
+        scores and (N,) indices of each one's best shape in ``shapes``."""
+        quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+        sides = _layouts(tuple(tuple(sh) for sh in shapes))  # (shapes, 3, 48, 2, 2): the layout, its two nulls
+        chunk = max(1, 16000 // sides[..., 0, 0].size)
+        out_s, out_k = [], []
+        for i in range(0, len(quads), chunk):
+            Hs = np.stack([self.homography(q) for q in quads[i:i + chunk]])
+            gx, gy = self._sample(_project(Hs, _GRID_PTS))
+            mag = np.hypot(gx, gy).mean(1) + 1.0
+            v = self._across(Hs, sides)  # (n, shapes, 3, 24)
+            d = np.sort(v[:, :, 0] - np.maximum(v[:, :, 1], v[:, :, 2]), axis=2)
+            sc = d[:, :, :KEEP].mean(2) / mag[:, None]
+            k = np.argmax(sc, axis=1)
+            out_s.append(sc[np.arange(len(k)), k])
+            out_k.append(k)
+        return np.concatenate(out_s), np.concatenate(out_k)

@@ -84,44 +84,42 @@ class View:
         return cv2.perspectiveTransform(np.float32(pts).reshape(1, -1, 2), self.H)[0].astype(np.float64)
 
 
-_T = ((np.arange(SAMPLES) + 0.5) / SAMPLES)[None, None, :, None]
+_T32 = ((np.arange(SAMPLES) + 0.5) / SAMPLES).astype(np.float32)
 _K = np.arange(6)
 
 
-def _sides(params: np.ndarray, shift: float) -> np.ndarray:
-    """(C, 4) quarters (a, b, rim, tip) -> (C, 12, 2, 2): each point's two sides, base then tip, with the
-    layout moved ``shift`` points along the row (0.5: the null)."""
-    a, b, rim, tip = (params[:, i, None] for i in range(4))
+def _sides(params: np.ndarray, shifts: tuple[float, ...]) -> np.ndarray:
+    """(C, 4) quarters (a, b, rim, tip) -> (len(shifts), C, 12, 2, 2): each point's two sides, base then tip,
+    with the layout moved each of ``shifts`` points along the row (0.5: the null)."""
+    a, b, rim, tip = (params[None, :, i, None] for i in range(4))
     w = (b - a) / 6
-    left = a + (_K + shift) * w
-    mid = left + w / 2
-    right = left + w
-    base_l = np.stack([left, np.broadcast_to(rim, left.shape)], -1)
-    base_r = np.stack([right, np.broadcast_to(rim, left.shape)], -1)
-    apex = np.stack([mid, np.broadcast_to(tip, left.shape)], -1)
-    s1 = np.stack([base_l, apex], -2)
-    s2 = np.stack([base_r, apex], -2)
-    return np.concatenate([s1, s2], 1)  # (C, 12, 2, 2)
+    left = a + (_K[None, None] + np.asarray(shifts, np.float64)[:, None, None]) * w  # (shifts, C, 6)
+    out = np.empty(left.shape[:2] + (12, 2, 2))
+    out[:, :, :6, 0, 0], out[:, :, 6:, 0, 0] = left, left + w  # the bases' ends, then the apexes
+    out[:, :, :, 0, 1] = rim
+    out[:, :, :6, 1, 0] = out[:, :, 6:, 1, 0] = left + w / 2
+    out[:, :, :, 1, 1] = tip
+    return out
 
 
 def _across(view: View, sigma: float, sides: np.ndarray) -> np.ndarray:
-    """Mean gradient across each side: (C, 12, 2, 2) -> (C, 12)."""
+    """Mean gradient across each side: (..., 12, 2, 2) -> (..., 12)."""
     gx, gy = view.grads(sigma)
-    d = sides[:, :, 1] - sides[:, :, 0]  # (C, 12, 2)
-    n = np.abs(np.stack([d[..., 1], -d[..., 0]], -1)) / (np.hypot(d[..., 0], d[..., 1])[..., None] + 1e-9)
-    pts = sides[:, :, None, 0] + _T * d[:, :, None]  # (C, 12, S, 2)
-    c = pts.shape[0]
-    m = pts.reshape(c * 12, SAMPLES, 2).astype(np.float32)
-    sx = cv2.remap(gx, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    sy = cv2.remap(gy, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    v = (sx * n.reshape(c * 12, 1, 2)[..., 0] + sy * n.reshape(c * 12, 1, 2)[..., 1]).mean(1)
-    return v.reshape(c, 12)
+    lead = sides.shape[:-3]
+    sides = sides.reshape(-1, 2, 2).astype(np.float32)  # float32 throughout: the samples are what costs
+    d = sides[:, 1] - sides[:, 0]  # (N, 2)
+    n = np.abs(np.stack([d[:, 1], -d[:, 0]], -1)) / (np.hypot(d[:, 0], d[:, 1])[:, None] + np.float32(1e-9))
+    mx = sides[:, None, 0, 0] + _T32[None] * d[:, None, 0]  # (N, S)
+    my = sides[:, None, 0, 1] + _T32[None] * d[:, None, 1]
+    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    v = (sx * n[:, None, 0] + sy * n[:, None, 1]).mean(1)
+    return v.reshape(*lead, 12)
 
 
 def _points(view: View, sigma: float, params: np.ndarray) -> np.ndarray:
     """(C, 4) -> (C, 6): each point's sides less the null's, over the view's mean gradient."""
-    on = _across(view, sigma, _sides(params, 0.0))
-    off = _across(view, sigma, _sides(params, 0.5))
+    on, off = _across(view, sigma, _sides(params, (0.0, 0.5)))
     return (on - off).reshape(-1, 2, 6).mean(1) / view.mean
 
 
@@ -133,19 +131,24 @@ def _score(view: View, sigma: float, params: np.ndarray) -> np.ndarray:
 _MOVES = np.concatenate([np.eye(4), -np.eye(4)])
 
 
-def _climb(view: View, p: np.ndarray, levels=LEVELS) -> tuple[np.ndarray, float]:
-    """Pattern search on one quarter's (a, b, rim, tip), coarse to fine."""
-    p = np.asarray(p, np.float64)
+def _climb(view: View, ps: np.ndarray, levels=LEVELS) -> tuple[np.ndarray, np.ndarray]:
+    """Pattern search on quarters' (a, b, rim, tip), (Q, 4), coarse to fine: each climbs on its own, all
+    sampled together."""
+    ps = np.array(ps, np.float64).reshape(-1, 4)
     for sigma, step in levels:
-        best = float(_score(view, sigma, p[None])[0])
+        best = _score(view, sigma, ps)
+        active = np.arange(len(ps))
         for _ in range(ITERS):
-            cand = p[None] + step * _MOVES
-            sc = _score(view, sigma, cand)
-            k = int(np.argmax(sc))
-            if sc[k] <= best:
+            if not len(active):
                 break
-            p, best = cand[k], float(sc[k])
-    return p, best
+            cand = ps[active, None] + step * _MOVES[None]  # (A, 8, 4)
+            sc = _score(view, sigma, cand.reshape(-1, 4)).reshape(len(active), len(_MOVES))
+            k = np.argmax(sc, 1)
+            top = sc[np.arange(len(active)), k]
+            up = top > best[active]
+            ps[active[up]], best[active[up]] = cand[up, k[up]], top[up]
+            active = active[up]
+    return ps, best
 
 
 def _end_line(view: View, sigma: float, top: np.ndarray, bottom: np.ndarray, which: int) -> float:
@@ -161,29 +164,31 @@ def _end_line(view: View, sigma: float, top: np.ndarray, bottom: np.ndarray, whi
     return float(np.median(v)) / view.mean
 
 
-def _fit_half(view: View, top: np.ndarray, bottom: np.ndarray) -> tuple[QuarterFit, QuarterFit]:
-    """One half's two quarters (facing rows), each climbed on its own. A comb fits as well a whole point
-    aside (a point on the frame or the bar, one of its own under a stack of checkers): the half's two
-    rows are moved together a point either way, and the choice is the rows' points together (a stack
-    covers a point in one row, rarely in both) and the half's two ends, straight edges across the field."""
+def _fit_halves(view: View, starts: np.ndarray) -> list[QuarterFit]:
+    """The quarters (``starts`` (4, 4): TL, BL, TR, BR, each half's top then bottom), each climbed on its own.
+    A comb fits as well a whole point aside (a point on the frame or the bar, one of its own under a stack of
+    checkers): each half's two rows are moved together a point either way, and the choice is the rows' points
+    together (a stack covers a point in one row, rarely in both) and the half's two ends, straight edges
+    across the field."""
     fine = LEVELS[-1][0]
-    top, _ = _climb(view, top)
-    bottom, _ = _climb(view, bottom)
-    best = None
-    for j in (0, -1, 1):
-        if j:
-            wt, wb = (top[1] - top[0]) / 6, (bottom[1] - bottom[0]) / 6
-            t = _climb(view, top + np.array([j * wt, j * wt, 0, 0]), LEVELS[2:])[0]
-            b = _climb(view, bottom + np.array([j * wb, j * wb, 0, 0]), LEVELS[2:])[0]
-        else:
-            t, b = top, bottom
-        pts = _points(view, fine, np.array([t, b]))  # (2, 6)
-        ends = _end_line(view, 1.5, t, b, 0) + _end_line(view, 1.5, t, b, 1)
-        rate = float(np.max(pts, 0).mean() + pts.mean() + 0.5 * ends)
-        if best is None or rate > best[0]:
-            best = (rate, t, b, pts)
-    _, t, b, pts = best
-    return (QuarterFit(*map(float, t), float(pts[0].mean())), QuarterFit(*map(float, b), float(pts[1].mean())))
+    fitted, _ = _climb(view, starts)
+    w = (fitted[:, 1] - fitted[:, 0]) / 6
+    moved = {j: fitted + np.stack([j * w, j * w, 0 * w, 0 * w], 1) for j in (-1, 1)}
+    climbed, _ = _climb(view, np.concatenate([moved[-1], moved[1]]), LEVELS[2:])
+    tried = {0: fitted, -1: climbed[:4], 1: climbed[4:]}
+    out: list[QuarterFit] = []
+    for h in (0, 2):
+        best = None
+        for j in (0, -1, 1):
+            t, b = tried[j][h], tried[j][h + 1]
+            pts = _points(view, fine, np.array([t, b]))  # (2, 6)
+            ends = _end_line(view, 1.5, t, b, 0) + _end_line(view, 1.5, t, b, 1)
+            rate = float(np.max(pts, 0).mean() + pts.mean() + 0.5 * ends)
+            if best is None or rate > best[0]:
+                best = (rate, t, b, pts)
+        _, t, b, pts = best
+        out += [QuarterFit(*map(float, t), float(pts[0].mean())), QuarterFit(*map(float, b), float(pts[1].mean()))]
+    return out
 
 
 INWARD, OUTWARD = 0.3, 0.5  # the rim and the ends are looked for this many point widths in and out of the points' fit
@@ -258,9 +263,8 @@ def fit(img: np.ndarray, quad: np.ndarray, bar: float = 0.08, length: float = 0.
         rims = ((p, p + length * Hh), (p + Hh, p + Hh - length * Hh))
         starts = {"TL": (*xs[0], *rims[0]), "TR": (*xs[1], *rims[0]),
                   "BR": (*xs[1], *rims[1]), "BL": (*xs[0], *rims[1])}
-        qs = {}
-        qs["TL"], qs["BL"] = _fit_half(view, np.array(starts["TL"]), np.array(starts["BL"]))
-        qs["TR"], qs["BR"] = _fit_half(view, np.array(starts["TR"]), np.array(starts["BR"]))
+        order = ("TL", "BL", "TR", "BR")
+        qs = dict(zip(order, _fit_halves(view, np.array([starts[k] for k in order]))))
         rect = _snap_corners(view, qs)
         quad = view.to_picture(rect)
     return PointFit(quad, tuple(qs[k] for k in QUARTERS))
