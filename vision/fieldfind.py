@@ -303,7 +303,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
     edges = Edges(img)
     quads = candidates(img)
     quads += _unions(quads, w, h)
-    quads += [q * s for q in network_proposals(picture)]
+    quads += network_proposals(img)  # the network sees 256 px: its edges refined on the copy, not the picture
     quads += [order_corners(q) for q in line_quads(img)]
     # r: which way round (the bar between the halves of side TL-TR)
     ways = [(r, np.roll(q, -r, 0)) for q in _dedupe(quads, w, h) for r in range(2)]
