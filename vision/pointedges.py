@@ -61,7 +61,7 @@ _GRID_PTS = np.stack([_GX.ravel(), _GY.ravel()], 1)
 _T32 = ((np.arange(SIDE_SAMPLES) + 0.5) / SIDE_SAMPLES).astype(np.float32)
 _UNIT = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
 ROWS = 32000  # remap's maps stay under 32767 rows
-BATCH = 8000  # sides sampled together (larger batches leave the cache: slower)
+BATCH = 16000  # sides sampled together (larger batches leave the cache: slower)
 
 
 def _project(Hs: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -139,7 +139,7 @@ class Edges:
         scores and (N,) indices of each one's best shape in ``shapes``."""
         quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
         sides = _layouts(tuple(tuple(sh) for sh in shapes))  # (shapes, 3, 48, 2, 2): the layout, its two nulls
-        chunk = max(1, 16000 // sides[..., 0, 0].size)
+        chunk = max(1, BATCH // sides[..., 0, 0].size)
         out_s, out_k = [], []
         for i in range(0, len(quads), chunk):
             Hs = np.stack([self.homography(q) for q in quads[i:i + chunk]])

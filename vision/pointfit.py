@@ -173,7 +173,8 @@ def _fit_halves(view: View, starts: np.ndarray) -> list[QuarterFit]:
     fine = LEVELS[-1][0]
     fitted, _ = _climb(view, starts)
     w = (fitted[:, 1] - fitted[:, 0]) / 6
-    moved = {j: fitted + np.stack([j * w, j * w, 0 * w, 0 * w], 1) for j in (-1, 1)}
+    zero = np.zeros_like(w)
+    moved = {j: fitted + np.stack([j * w, j * w, zero, zero], 1) for j in (-1, 1)}
     climbed, _ = _climb(view, np.concatenate([moved[-1], moved[1]]), LEVELS[2:])
     tried = {0: fitted, -1: climbed[:4], 1: climbed[4:]}
     out: list[QuarterFit] = []
