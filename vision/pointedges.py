@@ -100,7 +100,8 @@ class Edges:
     def _sample_xy(self, mx: np.ndarray, my: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The gradient at (rows, cols) float32 coordinates ``mx``, ``my``."""
         parts = [(cv2.remap(self.gx, mx[r:r + ROWS], my[r:r + ROWS], cv2.INTER_LINEAR),
-                  cv2.remap(self.gy, mx[r:r + ROWS], my[r:r + ROWS], cv2.INTER_LINEAR)) for r in range(0, len(mx), ROWS)]
+                  cv2.remap(self.gy, mx[r:r + ROWS], my[r:r + ROWS], cv2.INTER_LINEAR))
+                 for r in range(0, len(mx), ROWS)]
         return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
 
     def _across(self, Hs: np.ndarray, sides: np.ndarray) -> np.ndarray:
