@@ -1,6 +1,6 @@
 """Real dice: the shipped dice classifier on the Rune55 test split (never trained on; skipped where
-../shared/data/real is absent), and the cutting of real training crops (`vision.train.real_dice`) on a
-small made-up set in the same form."""
+../shared/data/real is absent), and the cutting of real training crops (`vision.train.real_dice`, and from its
+masters `vision.train.dice_aug` where torch is installed) on a small made-up set in the same form."""
 
 from __future__ import annotations
 
@@ -14,7 +14,18 @@ from tests.bench.bench_real import DEFAULT_REAL
 from vision.geometry import BoardGeometry
 from vision.readers import DIE_CROP, DIE_PX, MODELS, Readers
 from vision.rectify import SCALE
-from vision.train.real_dice import box_crop, dice_figures, load_split, near_copies, photo_examples, training_photos
+from vision.train.real_dice import (
+    MASTER,
+    MASTER_DIE,
+    box_crop,
+    dice_figures,
+    load_split,
+    near_copies,
+    photo_examples,
+    photo_masters,
+    real_dice_masters,
+    training_photos,
+)
 
 RUNE55 = DEFAULT_REAL / "dice-rune55"
 
@@ -142,3 +153,70 @@ def test_dice_read_the_same_turned_by_quarter_turns():
     assert np.allclose(values, values[0], atol=1e-5) and np.allclose(p.sum(1), 1.0, atol=1e-5)
     one_p, one_aux = r.classify_dice(crop[None], turns=1)
     assert np.allclose(p[0, 0], one_p[0, 0], atol=1e-5) and np.allclose(aux[0], one_aux[0], atol=1e-5)
+
+
+def test_masters_centre_each_die_at_master_die_px(tmp_path):
+    """A master per die: the die's box spans MASTER_DIE px at the centre, its value the label; the table crops
+    (value 0) hold no die; cached, a second call reads the same (WebP-decoded) masters back."""
+    rng = np.random.default_rng(7)
+    _write_set(tmp_path / "set", "train", [_die_photo(rng, 2) for _ in range(3)])
+    (ph, *_) = load_split(tmp_path / "set", "train")
+    crops, ys = photo_masters(ph, np.random.default_rng(0), negatives=1)
+    assert sorted(ys[:2]) == sorted(int(c) + 1 for c in ph.boxes[:, 0]) and set(ys[2:]) <= {0}
+    for c, y in zip(crops, ys):
+        grey = cv2.cvtColor(c, cv2.COLOR_BGR2GRAY)
+        assert c.shape == (MASTER, MASTER, 3)
+        row = grey[MASTER // 2]
+        if y > 0:  # the white square spans MASTER_DIE px of the centre row
+            assert abs(int((row > 200).sum()) - MASTER_DIE) <= 2
+        else:
+            assert (grey[MASTER // 2 - 16:MASTER // 2 + 16, MASTER // 2 - 16:MASTER // 2 + 16] < 200).all()
+    first, info = real_dice_masters(tmp_path / "set", 0, ("train",), tmp_path / "cache", log=lambda *_: None)
+    again, info2 = real_dice_masters(tmp_path / "nowhere", 0, ("train",), tmp_path / "cache", log=lambda *_: None)
+    assert info == info2 and info["masters"] == len(first["y"]) and (first["y"] > 0).sum() == 6
+    assert np.array_equal(first["x"], again["x"]) and np.array_equal(first["y"], again["y"])
+
+
+def test_real_dice_cut_from_masters_put_the_die_where_labelled():
+    """`dice_aug.RealDice` cuts crops as `box_crop` would: the die spans the drawn px, turned and mirrored, its
+    centre where the offset label says (within a pixel: the slight perspective moves it a little)."""
+    torch = pytest.importorskip("torch")
+    from vision.train.dice_aug import RealDice
+
+    x = np.full((2, MASTER, MASTER, 3), 60, np.uint8)
+    lo, hi = (MASTER - MASTER_DIE) // 2, (MASTER + MASTER_DIE) // 2
+    x[:, lo:hi, lo:hi] = 230
+    real = RealDice({"x": x, "y": np.array([3, 5])}, "cpu", die_px_range=(24.0, 24.0001))
+    real.degrade = lambda crops, die_px, g: crops
+    xb, yb, aux = real.batch(32, torch.Generator().manual_seed(0))
+    assert xb.shape == (32, 3, DIE_CROP, DIE_CROP) and set(yb.tolist()) <= {3, 5}
+    assert (aux[:, :2] == 0).all() and aux[:, 2:].abs().max() <= 8 / (DIE_CROP / 2)
+    for crop, a in zip(xb[:, 0].numpy(), aux.numpy()):
+        ys, xs = np.nonzero(crop > 150)
+        centre = np.array([xs.mean(), ys.mean()]) + 0.5 - DIE_CROP / 2
+        assert np.abs(centre - a[2:] * DIE_CROP / 2).max() < 1.2
+        assert 0.85 * 24**2 < len(xs) < 1.1 * 24**2
+
+
+def test_a_second_stage_starts_from_the_first_stages_weights(tmp_path):
+    """`train_model(init=...)`: the dice classifier starts from a saved state dict (``--init``, a second stage of
+    the recipe); a few steps on made-up crops and masters (``--real-masters``), or real crops cut once (the
+    default), then run on the CPU."""
+    torch = pytest.importorskip("torch")
+    from vision.train.readers import build, train_model
+
+    first = build("dice")
+    torch.save(first.state_dict(), tmp_path / "dice.pt")
+    rng = np.random.default_rng(8)
+    data = {"die_x": rng.integers(0, 255, (16, DIE_CROP, DIE_CROP, 3), dtype=np.uint8),
+            "die_y": rng.integers(0, 7, 16), "die_aux": np.zeros((16, 4), np.float32)}
+    masters = {"x": rng.integers(0, 255, (4, MASTER, MASTER, 3), dtype=np.uint8), "y": np.array([0, 1, 2, 6])}
+    same, summary = train_model("dice", data, 1e-9, 0, lambda *_: None, masters=masters, init=tmp_path / "dice.pt")
+    assert summary["steps"] == 0 and summary["init"] == str(tmp_path / "dice.pt")
+    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), same.state_dict().values()))
+    _, summary = train_model("dice", data, 2.0, 0, lambda *_: None, masters=masters, init=tmp_path / "dice.pt",
+                             lr=1e-4)
+    assert summary["steps"] >= 1 and summary["lr"] == 1e-4 and summary["real_masters"] == 4
+    # the recipe's default: real dice cut once (`real_dice_examples`), drawn beside the rendered ones
+    _, summary = train_model("dice", data, 2.0, 0, lambda *_: None, real=data)
+    assert summary["steps"] >= 1 and summary["real_examples"] == 16

@@ -11,7 +11,9 @@
    with colour augmentation (channel shuffles, gains, grey, noise) so that the readers judge
    brightness and shape, not one board's colours.
    With ``--real-dice PATH`` (Rune55: `vision.train.real_dice`) the dice classifier also trains on
-   real dice photos, half of each batch real, half rendered.
+   real dice photos, half of each batch real, half rendered (``--real-masters``: the real dice cut afresh
+   in every batch from one master each, `vision.train.dice_aug`). ``--device cuda`` trains on a GPU (the same
+   recipe; ``--batch-scale`` for its larger batches).
 3. Fit one temperature per output head on the calibration frames, export ONNX (temperature in
    the metadata), then measure the exported models through `vision.readers` on the held-out
    frames and write `models/<name>.md` (data, the exact command, metrics) for each model.
@@ -45,6 +47,7 @@ from .readers_data import (
     heat_target,
     train_rig_seed,
 )
+from .real_dice import MASTER_PX_RANGE
 
 PER_RIG = 8
 SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
@@ -54,6 +57,8 @@ DATA_VERSION = 8  # part of the cache's key: 2 = half the boards in random looks
 # 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers,
 # 6 = makers' prints on the field between the rows, 7 = busy bars (loud grain, stripes, hinges),
 # 8 = dice cups left on the field
+BATCH = {"points": 96, "bar": 48, "tray": 64, "dice": 96, "cube": 96, "dice_heat": 24}  # times --batch-scale
+DICE_CHANNELS = (16, 32, 32, 64, 64)  # the dice classifier's conv layers (--dice-channels: e.g. 24 48 48 96 96)
 HEAT_PATCH = 128  # half-resolution px: the heat-map trains on patches (it is fully convolutional)
 
 
@@ -108,7 +113,7 @@ def generate(n_frames: int, schemes: list[str], rig_seed, seed: int, profiles=TR
 # ---------------------------------------------------------------------- models
 
 
-def build(name: str):
+def build(name: str, dice_channels=DICE_CHANNELS):
     import torch
     from torch import nn
 
@@ -160,7 +165,7 @@ def build(name: str):
     if name == "tray":
         return Classifier([16, 32, 32, 48, 64], [2, 1, 2, 1, 2], (160, 40), [MAX_COUNT + 1, MAX_COUNT + 1])
     if name == "dice":
-        return Classifier([16, 32, 32, 64, 64], [1, 2, 1, 2, 2], (DIE_CROP, DIE_CROP), [7, 4], pool=True)
+        return Classifier(list(dice_channels), [1, 2, 1, 2, 2], (DIE_CROP, DIE_CROP), [7, 4], pool=True)
     if name == "cube":
         return Classifier([16, 32, 48, 48, 64], [2, 1, 2, 1, 2], (CUBE_CROP, CUBE_CROP), [7])
     if name == "dice_heat":
@@ -168,26 +173,31 @@ def build(name: str):
     raise KeyError(name)
 
 
-def augment(x, g):
-    """Colour augmentation of a uint8 NHWC batch -> float NCHW 0..255 (torch)."""
+def augment(x, g, nhwc: bool = True):
+    """Colour augmentation of a uint8 NHWC batch (or, ``nhwc`` False, a float NCHW one) -> float NCHW 0..255
+    (torch, on the batch's device; ``g`` a generator there)."""
     import torch
 
-    x = x.permute(0, 3, 1, 2).float()
-    n = x.shape[0]
-    perm = torch.stack([torch.randperm(3, generator=g) for _ in range(n)])
-    shuffle = torch.rand(n, generator=g) < 0.5
-    idx = torch.where(shuffle[:, None], perm, torch.arange(3)[None].expand(n, 3))
+    x = x.permute(0, 3, 1, 2).float() if nhwc else x.float()
+    n, dev = x.shape[0], x.device
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=g, device=dev)
+
+    perm = torch.argsort(rand(n, 3), 1)
+    shuffle = rand(n) < 0.5
+    idx = torch.where(shuffle[:, None], perm, torch.arange(3, device=dev)[None].expand(n, 3))
     x = torch.gather(x, 1, idx[:, :, None, None].expand_as(x))
-    grey = torch.rand(n, generator=g) < 0.1
+    grey = rand(n) < 0.1
     x = torch.where(grey[:, None, None, None], x.mean(1, keepdim=True).expand_as(x), x)
-    gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=g)
-    chan = 0.85 + 0.3 * torch.rand(n, 3, 1, 1, generator=g)
-    bias = -25 + 50 * torch.rand(n, 1, 1, 1, generator=g)
+    gain = 0.7 + 0.6 * rand(n, 1, 1, 1)
+    chan = 0.85 + 0.3 * rand(n, 3, 1, 1)
+    bias = -25 + 50 * rand(n, 1, 1, 1)
     x = x * gain * chan + bias
-    contrast = 0.75 + 0.5 * torch.rand(n, 1, 1, 1, generator=g)
+    contrast = 0.75 + 0.5 * rand(n, 1, 1, 1)
     mean = x.mean((1, 2, 3), keepdim=True)
     x = (x - mean) * contrast + mean
-    x = x + torch.randn(x.shape, generator=g) * (6 * torch.rand(n, 1, 1, 1, generator=g))
+    x = x + torch.randn(x.shape, generator=g, device=dev) * (6 * rand(n, 1, 1, 1))
     return x.clamp(0, 255)
 
 
@@ -202,55 +212,82 @@ def _cosine_lr(opt, base: float, frac: float) -> None:
 
 
 def train_model(name: str, data: dict, seconds: float, seed: int, log, real: dict | None = None,
-                real_share: float = 0.5, probe=None) -> tuple[object, dict]:
-    """Train one model for ``seconds``; returns the model and a summary. ``real``: more examples of the
-    same arrays (the dice classifier's real dice), drawn for ``real_share`` of every batch. ``probe(model)``:
-    a line for the log every 2000 steps (the held-out real dice, to see the run learn)."""
+                real_share: float = 0.5, probe=None, device: str = "cpu", batch_scale: int = 1,
+                init: Path | None = None, lr: float | None = None, masters: dict | None = None,
+                dice_channels=DICE_CHANNELS) -> tuple[object, dict]:
+    """Train one model for ``seconds`` on ``device``; returns the model (on the CPU) and a summary. ``real``: more
+    examples of the same arrays (the dice classifier's real dice, `real_dice.real_dice_examples`), or ``masters``:
+    real dice cut afresh in every batch (`real_dice.real_dice_masters`, `dice_aug.RealDice`), drawn for
+    ``real_share`` of every batch. ``probe(model)``: a line for the log every 2000 steps (the held-out real dice,
+    to see the run learn). ``batch_scale``: batches this many times larger, the learning rate by its root.
+    ``init``: start from these weights (a state dict of the same model, ``<name>.pt``); ``lr``: the peak
+    learning rate (default 2e-3 times the root of ``batch_scale``)."""
     import torch
     from torch.nn import functional as F
 
     torch.manual_seed(seed)
-    g = torch.Generator().manual_seed(seed)
-    model = build(name)
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    dev = torch.device(device)
+    g = torch.Generator(device=dev).manual_seed(seed)
+    model = build(name, dice_channels)
+    if init is not None:
+        model.load_state_dict(torch.load(init, map_location="cpu"))
+    model = model.to(dev)
+    base_lr = lr if lr is not None else 2e-3 * math.sqrt(batch_scale)
+    opt = torch.optim.AdamW(model.parameters(), lr=base_lr, weight_decay=1e-4)
     rng = np.random.default_rng(seed)
-    bs = {"points": 96, "bar": 48, "tray": 64, "dice": 96, "cube": 96, "dice_heat": 24}[name]
-    t0, steps, seen, ema = time.time(), 0, 0, None
-    x_all, y_all, aux_all = _arrays(name, data)
-    n_rendered = len(x_all)
+    bs = BATCH[name] * batch_scale
+    steps, seen, ema = 0, 0, None
+    x_np, y_np, aux_np = _arrays(name, data)
+    n_rendered = len(x_np)
     if real is not None:  # one array; indices from n_rendered on are real
-        x_all, y_all, aux_all = (np.concatenate([a, b]) for a, b in zip((x_all, y_all, aux_all), _arrays(name, real)))
-    n = len(x_all)
+        x_np, y_np, aux_np = (np.concatenate([a, b]) for a, b in zip((x_np, y_np, aux_np), _arrays(name, real)))
+    n = len(x_np)
+    cut = None
+    if masters is not None:
+        from .dice_aug import RealDice
+
+        cut = RealDice(masters, dev)
+    if name != "dice_heat":  # the examples on the device (on the CPU: the same memory)
+        x_all = torch.from_numpy(x_np).to(dev)
+        y_all = torch.from_numpy(np.asarray(y_np)).to(dev)
+        aux_all = torch.from_numpy(aux_np).float().to(dev) if aux_np is not None else None
     flip_ok = name in ("points", "bar", "tray")
+    k_real = int(round(bs * real_share)) if cut is not None else 0
+    t0 = time.time()
     while True:
         frac = (time.time() - t0) / seconds
         if frac >= 1.0:
             break
-        _cosine_lr(opt, 2e-3, frac)
+        _cosine_lr(opt, base_lr, frac)
         model.train()
         if name == "dice_heat":
             xb, tb = _heat_batch(data, bs, rng)
-            xb = augment(torch.from_numpy(xb), g)
+            xb = augment(torch.from_numpy(xb).to(dev), g)
             out = model(xb)[:, 0]
-            loss = _focal(out, torch.from_numpy(tb))
+            loss = _focal(out, torch.from_numpy(tb).to(dev))
         else:
-            idx = rng.integers(0, n, bs)
+            idx = torch.randint(0, n, (bs - k_real,), generator=g, device=dev)
             if real is not None:  # rendered (every look, cocked dice) and real
                 k = bs - int(round(bs * real_share))
-                idx[:k] = rng.integers(0, n_rendered, k)
-                idx[k:] = rng.integers(n_rendered, n, bs - k)
-            xb = torch.from_numpy(x_all[idx])
+                idx[:k] = torch.randint(0, n_rendered, (k,), generator=g, device=dev)
+                idx[k:] = torch.randint(n_rendered, n, (bs - k,), generator=g, device=dev)
+            xb = x_all[idx]
             if flip_ok:  # a slot mirrored left-right holds the same checkers
-                flip = rng.random(bs) < 0.5
+                flip = torch.rand(len(idx), generator=g, device=dev) < 0.5
                 xb[flip] = xb[flip].flip(2)
             xb = augment(xb, g)
-            yb = torch.from_numpy(y_all[idx]).long()
+            yb = y_all[idx].long()
+            ab = aux_all[idx] if aux_all is not None else None
+            if cut is not None:  # rendered (every look, cocked dice) and real, cut afresh
+                xr, yr, ar = cut.batch(k_real, g)
+                xb = torch.cat([xb, augment(xr, g, nhwc=False)])
+                yb = torch.cat([yb, yr])
+                ab = torch.cat([ab, ar])
             out = model(xb)
             if name in ("bar", "tray"):
                 loss = F.cross_entropy(out[0], yb[:, 0]) + F.cross_entropy(out[1], yb[:, 1])
             elif name == "dice":
                 logits, aux = out
-                ab = torch.from_numpy(aux_all[idx]).float()
                 is_die = (yb > 0).float()
                 loss = F.cross_entropy(logits, yb)
                 bce = F.binary_cross_entropy_with_logits(aux[:, :2], ab[:, :2], reduction="none").sum(1)
@@ -263,16 +300,26 @@ def train_model(name: str, data: dict, seconds: float, seed: int, log, real: dic
         opt.step()
         steps += 1
         seen += bs
-        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
-        if steps % 200 == 0:
+        if steps % 50 == 0 or steps < 50:
+            ema = loss.item() if ema is None else 0.9 * ema + 0.1 * loss.item()
+        if steps % 1000 == 0:
             log(f"{name}: step {steps}, {seen / max(n, 1):.1f} epochs, loss {ema:.4f}, "
                 f"{time.time() - t0:.0f}/{seconds:.0f} s")
         if probe is not None and steps % 2000 == 0:
             model.eval()
             log(f"{name}: step {steps}, {probe(model)}")
     model.eval()
-    return model, {"steps": steps, "examples_seen": seen, "train_examples": int(n), "batch": bs,
-                   "seconds": round(time.time() - t0)} | ({"real_examples": int(n - n_rendered)} if real else {})
+    model.cpu()
+    summary = {"steps": steps, "examples_seen": seen, "train_examples": int(n), "batch": bs,
+               "seconds": round(time.time() - t0), "device": str(dev), "lr": base_lr} | \
+        ({"init": str(init)} if init is not None else {})
+    if real is not None:
+        summary["real_examples"] = int(n - n_rendered)
+    if cut is not None:
+        summary |= {"real_masters": cut.n, "real_seen": steps * k_real}
+    if tuple(dice_channels) != DICE_CHANNELS and name == "dice":
+        summary["dice_channels"] = list(dice_channels)
+    return model, summary
 
 
 def _arrays(name: str, data: dict):
@@ -431,11 +478,18 @@ def _cached(cache: Path | None, key: str, make) -> dict:
 def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0, eval_frames: int = 200,
           command: str = "", cache: Path | None = None, only: list[str] | None = None,
           real_dice: Path | None = None, threads: int = 2, real_copies: int = 2, real_share: float = 0.5,
-          real_splits=("train", "valid")) -> dict:
+          real_splits=("train", "valid"), device: str = "cpu", batch_scale: int = 1, init: Path | None = None,
+          lr: float | None = None, save_state: bool = False, real_masters: bool = False,
+          dice_channels=DICE_CHANNELS) -> dict:
     """Train ``only`` these models (default: all), sharing ``minutes`` in the proportions of `SHARES`;
     then measure the whole reader set in ``out`` and rewrite every model card that has a training
     record (``<name>.train.json``). ``real_dice``: Rune55 (`vision.train.real_dice`) for the dice
-    classifier. ``threads``: torch threads and rendering processes."""
+    classifier. ``threads``: torch threads and rendering processes. ``device``: where the models train
+    (``cuda``: a GPU; the recipe is the same), ``batch_scale``: batches that many times larger. ``init``: a
+    folder of ``<name>.pt`` state dicts to start from (a second stage), ``lr`` the peak learning rate;
+    ``save_state``: keep each trained model's ``<name>.pt`` beside its ONNX (a later stage's ``init``).
+    ``real_masters``: the real dice cut afresh in every batch from masters (`vision.train.dice_aug`) instead of
+    ``real_copies`` cuts made once; ``dice_channels``: the dice classifier's conv layers."""
     import torch
 
     torch.set_num_threads(threads)
@@ -463,20 +517,28 @@ def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0,
     calib = _cached(cache, f"calib-v{DATA_VERSION}-s{seed}-f{n_frames}", make_calib)
     real, real_info = None, None
     if real_dice is not None and "dice" in names:
-        from .real_dice import real_dice_examples
+        from .real_dice import real_dice_examples, real_dice_masters
 
-        real, real_info = real_dice_examples(Path(real_dice), seed, real_copies, splits=real_splits, log=log)
+        if real_masters:
+            real, real_info = real_dice_masters(Path(real_dice), seed, real_splits, cache, log=log)
+        else:
+            real, real_info = real_dice_examples(Path(real_dice), seed, real_copies, splits=real_splits, log=log)
         real_info["batch_share"] = real_share
         log(f"real dice: {real_info}")
-    probe = _valid_probe(Path(real_dice)) if real is not None and "valid" not in real_splits else None
+    probe = _valid_probe(Path(real_dice), device=device) if real is not None and "valid" not in real_splits else None
     gen_s = time.time() - t_start
     sizes = {k: len(v) for k, v in data.items()}
     log(f"data: {sizes} in {gen_s:.0f} s")
     total_share = sum(SHARES[n] for n in names)
     for name in names:
         with_real = real if name == "dice" else None
-        model, summary = train_model(name, data, SHARES[name] / total_share * minutes * 60, seed, log, with_real,
-                                     real_share, probe if name == "dice" else None)
+        model, summary = train_model(name, data, SHARES[name] / total_share * minutes * 60, seed, log,
+                                     None if real_masters else with_real, real_share,
+                                     probe if name == "dice" else None, device, batch_scale,
+                                     Path(init) / f"{name}.pt" if init else None, lr,
+                                     with_real if real_masters else None, dice_channels)
+        if save_state:
+            torch.save(model.state_dict(), out / f"{name}.pt")
         temps = temperatures(name, model, calib)
         log(f"{name}: trained ({summary}), temperature {temps}")
         card = {"command": command, "data": _data_card(n_frames, seed, sizes)}
@@ -517,7 +579,7 @@ def _complete_set(out: Path, others: list[str], log) -> None:
         log(f"not trained here, taken from {MODELS}: {', '.join(missing)}")
 
 
-def _valid_probe(root: Path, n: int = 2000):
+def _valid_probe(root: Path, n: int = 2000, device: str = "cpu"):
     """Values right on about ``n`` dice of the Rune55 valid split (cut as the benchmark cuts them, 24 and 16
     px), when valid is held out of training to choose settings on (never test). The photos are taken evenly
     over the split: its files come in runs from one source, and its first 2000 dice read 93 % right where
@@ -540,12 +602,12 @@ def _valid_probe(root: Path, n: int = 2000):
             ys.append(int(c) + 1)
         if len(ys) >= n:
             break
-    xs = {px: torch.from_numpy(np.stack(v)).permute(0, 3, 1, 2).float() for px, v in crops.items()}
+    xs = {px: torch.from_numpy(np.stack(v)).permute(0, 3, 1, 2).float().to(device) for px, v in crops.items()}
     y = np.array(ys)
 
     def probe(model) -> str:
         with torch.no_grad():
-            acc = {px: float((model(x)[0].numpy().argmax(1) == y).mean()) for px, x in xs.items()}
+            acc = {px: float((model(x)[0].cpu().numpy().argmax(1) == y).mean()) for px, x in xs.items()}
         model.train()
         return "valid real dice right: " + ", ".join(f"{px} px {a:.3f}" for px, a in acc.items())
 
@@ -631,8 +693,9 @@ DESIGNS = {
     "dice_heat": "Fully convolutional die-centre heat-map over the half-resolution board (0.75 px/mm, "
                  "360x513): 3x3 convs 12-24-24-24-24 (two of stride 2, dilations 1, 2, 4), 1x1 to one logit "
                  "per 4 px cell. Trained with CenterNet's focal loss on Gaussian targets at where each die shows.",
-    "dice": "48x48 crop (32 mm at 1.5 px/mm) around each heat-map peak: five conv layers, FC 128 beside the "
-            "64 features averaged over the crop; heads: "
+    "dice": "48x48 crop (32 mm at 1.5 px/mm) around each heat-map peak: five conv layers "
+            f"({'-'.join(map(str, DICE_CHANNELS))}), FC 128 beside the {DICE_CHANNELS[-1]} features averaged over "
+            "the crop; heads: "
             "7-way (not a die, 1..6) and 4 auxiliary outputs (cocked logit, on-a-checker logit, the die "
             "centre's offset in the crop). Read in its quarter turns and their mirror images, the values "
             "averaged (`vision.readers.DICE_TURNS`).",
@@ -656,12 +719,16 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
                 "fits a board's own head, `vision/adapt.py`; `add_features_output`)" if name == "points" else ""),
              f"- temperature (fitted on the calibration frames, applied by `vision.readers`): {temps}", "",
              "## Recipe", "", "```sh", command, "```", "",
-             f"CPU only ({threads} {'core' if threads == 1 else 'cores'}): data {gen_s / 60:.0f} min "
-             f"(rendering: once, `--cache` keeps it{'; cutting the real dice' if real else ''}), then {minutes:g} min "
-             f"of training shared by the models trained in the command; this model: {summary['steps']} steps "
-             f"of batch {summary['batch']} in {summary['seconds']} s "
+             (f"On a GPU ({summary['device']}; {threads} rendering processes): data {gen_s / 60:.0f} min "
+              if summary.get("device", "cpu").startswith("cuda") else
+              f"CPU only ({threads} {'core' if threads == 1 else 'cores'}): data {gen_s / 60:.0f} min ")
+             + f"(rendering: once, `--cache` keeps it{'; cutting the real dice' if real else ''}), then "
+             f"{minutes:g} min of training shared by the models trained in the command; this model: "
+             f"{summary['steps']} steps of batch {summary['batch']} in {summary['seconds']} s "
              f"({summary['examples_seen'] / max(summary['train_examples'], 1):.1f} passes over "
-             f"{summary['train_examples']} examples). AdamW 2e-3, cosine over the time budget; colour "
+             f"{summary['train_examples']} examples). AdamW "
+             f"{summary.get('lr', 2e-3):.2g}" + (f" from `{summary['init']}`" if summary.get("init") else "")
+             + ", cosine over the time budget; colour "
              "augmentation (channel shuffle, gains, contrast, grey, noise), left-right flips for slots.", "",
              "## Data", "",
              f"- training: {n_frames} frames rendered by `vision.synth` ({PER_RIG} per rig), schemes "
@@ -680,11 +747,18 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
         lines += [f"- real dice: {REAL_DICE_SOURCE}: the {' and '.join(splits)} split{'s' * (len(splits) > 1)}, "
                   f"{real['photos_used']} photos ({real['copies_left_out']} of {real['photos']} left out as copies "
                   f"of {held} photos, "
-                  f"re-encoded, mirrored or turned), {real['dice_used']} dice, each cut {real['copies_per_die']} "
-                  f"times spanning {real['die_px'][0]:g}-{real['die_px'][1]:g} px of the crop, turned, in slight "
-                  f"perspective, blurred, tinted and JPEG'd, labelled flat and not on a checker; "
-                  f"{real['negatives']} crops of their tables as not a die: {real['examples']} examples, "
-                  f"{real.get('batch_share', 0.5):.0%} of every batch (`vision.train.real_dice`). Attribution: "
+                  f"re-encoded, mirrored or turned), {real['dice_used']} dice, " + (
+                      f"each cut once as a master ({real['master_px']} px, the die {real['master_die_px']} px) "
+                      f"and cut from it afresh in every batch spanning {MASTER_PX_RANGE[0]:g}-"
+                      f"{MASTER_PX_RANGE[1]:g} px of the crop, turned, mirrored, in slight perspective, tinted or "
+                      "inverted, blurred or seen at a lower resolution, noised (`vision.train.dice_aug`), labelled "
+                      f"flat and not on a checker; {real['negatives']} masters of their tables as not a die: "
+                      f"{real['masters']} masters, " if "masters" in real else
+                      f"each cut {real['copies_per_die']} times spanning {real['die_px'][0]:g}-{real['die_px'][1]:g} "
+                      "px of the crop, turned, in slight perspective, blurred, tinted and JPEG'd, labelled flat and "
+                      f"not on a checker; {real['negatives']} crops of their tables as not a die: "
+                      f"{real['examples']} examples, ")
+                  + f"{real.get('batch_share', 0.5):.0%} of every batch (`vision.train.real_dice`). Attribution: "
                   "Rune55 v3 by a Roboflow user (rune-zkmvl), "
                   "https://universe.roboflow.com/rune-zkmvl/rune55/dataset/3, CC BY 4.0."]
     lines += ["", "## Held-out metrics (the whole reader set, through onnxruntime)", "",
@@ -718,6 +792,11 @@ def add_arguments(p) -> None:
                    help="Rune55 (train/, valid/, test/ in YOLO form): the dice classifier also trains on its real "
                         "dice (train and valid, less copies of test photos; see vision.train.real_dice)")
     p.add_argument("--real-copies", type=int, default=2, help="cuts of every real die (default: %(default)s)")
+    p.add_argument("--real-masters", action="store_true",
+                   help="cut the real dice afresh in every batch from one master crop each (kept in --cache; "
+                        "vision.train.dice_aug) instead of --real-copies cuts made once")
+    p.add_argument("--dice-channels", type=int, nargs=5, default=list(DICE_CHANNELS), metavar="C",
+                   help="the dice classifier's five conv layers (default: %(default)s)")
     p.add_argument("--real-share", type=float, default=0.5,
                    help="share of every dice batch drawn from the real dice (default: %(default)s)")
     p.add_argument("--real-splits", nargs="+", default=["train", "valid"], choices=["train", "valid"],
@@ -725,6 +804,16 @@ def add_arguments(p) -> None:
                         "settings on, less its copies")
     p.add_argument("--threads", type=int, default=2,
                    help="torch threads and rendering processes (default: %(default)s)")
+    p.add_argument("--device", default="cpu",
+                   help="where the models train: cpu, or cuda for a GPU (the same recipe; default: %(default)s)")
+    p.add_argument("--init", metavar="DIR",
+                   help="start each trained model from DIR/<name>.pt (weights of an earlier stage, --save-state)")
+    p.add_argument("--lr", type=float, help="peak learning rate (default: 2e-3 x the root of --batch-scale)")
+    p.add_argument("--save-state", action="store_true",
+                   help="keep each trained model's torch weights, <name>.pt, beside its ONNX (for --init)")
+    p.add_argument("--batch-scale", type=int, default=1,
+                   help="batches this many times larger, the learning rate by its square root (default: "
+                        "%(default)s; 4 on a GPU in the dice trial of 2026-12-04, models/dice.md)")
     p.add_argument("--eval-frames", type=int, default=200,
                    help="held-out frames per profile for the model cards (default: %(default)s)")
 
@@ -735,12 +824,24 @@ def run(args) -> int:
                f"--seed {args.seed}" + (f" --only {' '.join(args.only)}" if args.only else "")
                + (f" --real-dice {args.real_dice}" if args.real_dice else "")
                + (f" --real-copies {args.real_copies}" if args.real_copies != 2 else "")
+               + (" --real-masters" if args.real_masters else "")
+               + (f" --dice-channels {' '.join(map(str, args.dice_channels))}"
+                  if tuple(args.dice_channels) != DICE_CHANNELS else "")
                + (f" --real-share {args.real_share:g}" if args.real_share != 0.5 else "")
                + (f" --real-splits {' '.join(args.real_splits)}" if args.real_splits != ["train", "valid"] else "")
-               + (f" --threads {args.threads}" if args.threads != 2 else ""))
+               + (f" --threads {args.threads}" if args.threads != 2 else "")
+               + (f" --device {args.device}" if args.device != "cpu" else "")
+               + (f" --batch-scale {args.batch_scale}" if args.batch_scale != 1 else "")
+               + (f" --init {args.init}" if args.init else "")
+               + (f" --lr {args.lr:g}" if args.lr is not None else "")
+               + (" --save-state" if args.save_state else "")
+               + (f" --cache {args.cache}" if args.cache else ""))
     result = train(Path(args.out), minutes=minutes, n_frames=args.frames, seed=args.seed,
                    eval_frames=args.eval_frames, command=command, cache=Path(args.cache) if args.cache else None,
                    only=args.only, real_dice=Path(args.real_dice) if args.real_dice else None, threads=args.threads,
-                   real_copies=args.real_copies, real_share=args.real_share, real_splits=tuple(args.real_splits))
+                   real_share=args.real_share, real_splits=tuple(args.real_splits), device=args.device,
+                   batch_scale=args.batch_scale, init=args.init, lr=args.lr, save_state=args.save_state,
+                   real_copies=args.real_copies, real_masters=args.real_masters,
+                   dice_channels=tuple(args.dice_channels))
     print(json.dumps(result, indent=2))
     return 0

@@ -11,10 +11,16 @@ Every die is cut as the benchmark cuts it (`box_crop`: the die's box scaled to `
 camera, turned, slightly in perspective, blurred, tinted (97 % of the photos are grey) and JPEG'd.
 Labels: the value, flat (the photos show dice lying on tables), not on a checker, the crop's offset.
 Negatives: crops of the same photos' table away from every die, at the scale of that photo's dice.
+
+With ``--real-masters`` (a recipe that trains on a GPU) every die is instead cut once as a master
+(`real_dice_masters`: upright, centred, its box spanning `MASTER_DIE` px of `MASTER`, kept in the recipe's cache
+as WebP) and the crops are cut from the masters afresh in every batch (`vision.train.dice_aug`), at die sizes
+`MASTER_PX_RANGE`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -231,3 +237,82 @@ def test_metrics(models: Path, root: Path, sizes=(24, 20, 16, 32)) -> dict | Non
         return None
     readers = Readers(models, threads=1)
     return {"photos": len(test), "by_die_px": {str(px): dice_figures(readers, test, 10**9, px) for px in sizes}}
+
+
+# ---------------------------------------------------------------------- masters: each die cut once
+
+MASTER = 96  # px of a master crop
+MASTER_DIE = 28  # px the die's box spans in it (the window is MASTER / MASTER_DIE = 3.4 die sides wide)
+MASTER_QUALITY = 90  # WebP quality the masters are kept at (about 1 KB each: the cache travels to a GPU machine)
+MASTER_PX_RANGE = (12.0, 34.0)  # px the die spans in the crops cut from masters
+MASTER_NEGATIVES = 3  # crops of each photo's table with no die at their centre
+
+
+def photo_masters(ph: Photo, rng: np.random.Generator, negatives: int = MASTER_NEGATIVES) -> tuple[list, list]:
+    """One `MASTER` crop per die of ``ph`` (the die's box spanning `MASTER_DIE` px, centred, upright) and
+    ``negatives`` crops of its table with no die at their centre, at the scale of its dice; (crops, labels 0..6)."""
+    img = cv2.imread(str(ph.path))
+    h, w = img.shape[:2]
+    cs = np.stack([ph.boxes[:, 1] * w, ph.boxes[:, 2] * h], 1)
+    sides = np.maximum(ph.boxes[:, 3] * w, ph.boxes[:, 4] * h)
+    crops, ys = [], []
+
+    def cut(x: float, y: float, side: float) -> np.ndarray:
+        win = max(int(round(side * MASTER / MASTER_DIE)), 2)
+        c = cv2.getRectSubPix(img, (win, win), (float(x), float(y)))
+        return cv2.resize(c, (MASTER, MASTER), interpolation=cv2.INTER_AREA if win > MASTER else cv2.INTER_CUBIC)
+
+    for (cls, *_), (cx, cy), side in zip(ph.boxes, cs, sides):
+        crops.append(cut(cx, cy, side))
+        ys.append(int(cls) + 1)
+    side = float(np.median(sides))
+    half = side * MASTER / MASTER_DIE / 2
+    n = 0
+    for _ in range(20 * max(negatives, 1)):
+        if n >= negatives or 2 * half >= min(w, h):
+            break
+        x, y = rng.uniform(half, w - half), rng.uniform(half, h - half)
+        # no die centre within 1.2 die sides: no die where the classifier looks, parts of dice at the edges as
+        # the crops of a board show them (a die centred there is 29 px or more off the centre at the default's scale)
+        if (np.hypot(cs[:, 0] - x, cs[:, 1] - y) < 1.2 * side).any():
+            continue
+        crops.append(cut(x, y, side))
+        ys.append(0)
+        n += 1
+    return crops, ys
+
+
+def real_dice_masters(root: Path, seed: int, splits=("train", "valid"), cache: Path | None = None,
+                      log=print) -> tuple[dict, dict]:
+    """Every real die of ``splits`` (less copies of held photos: `training_photos`) cut once as a master, and
+    table crops as not a die: ({"x": (N, MASTER, MASTER, 3) uint8, "y": (N,) 0..6}, summary). Kept in ``cache``
+    as WebP (the key names the splits, the seed and the master's geometry)."""
+    key = (f"real-dice-masters-n{MASTER_NEGATIVES}-{'-'.join(splits)}-s{seed}-m{MASTER}d{MASTER_DIE}"
+           f"q{MASTER_QUALITY}.npz")
+    path = cache / key if cache is not None else None
+    if path is not None and path.exists():
+        z = np.load(path)
+        buf, off = z["webp"], z["offsets"]
+        x = np.stack([cv2.imdecode(buf[off[i]:off[i + 1]], cv2.IMREAD_COLOR) for i in range(len(off) - 1)])
+        info = json.loads(str(z["info"]))
+        log(f"real dice masters: {len(x)} from {path}")
+        return {"x": x, "y": z["y"]}, info
+    photos, info = training_photos(Path(root), tuple(splits))
+    rng = np.random.default_rng([seed, 56])
+    xs, ys = [], []
+    for i, ph in enumerate(photos):
+        c, y = photo_masters(ph, rng)
+        xs += c
+        ys += y
+        if i % 1000 == 0:
+            log(f"real dice masters: {i}/{len(photos)} photos cut")
+    enc = [cv2.imencode(".webp", c, [cv2.IMWRITE_WEBP_QUALITY, MASTER_QUALITY])[1].ravel() for c in xs]
+    x = np.stack([cv2.imdecode(e, cv2.IMREAD_COLOR) for e in enc])  # what a cached run gets
+    y = np.array(ys, np.int64)
+    info.update({"masters": len(y), "negatives": int((y == 0).sum()), "master_px": MASTER,
+                 "master_die_px": MASTER_DIE})
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, webp=np.concatenate(enc), offsets=np.cumsum([0] + [len(e) for e in enc]), y=y,
+                 info=json.dumps(info))
+    return {"x": x, "y": y}, info
