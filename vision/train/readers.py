@@ -533,10 +533,11 @@ def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0,
     for name in names:
         with_real = real if name == "dice" else None
         model, summary = train_model(name, data, SHARES[name] / total_share * minutes * 60, seed, log,
-                                     None if real_masters else with_real, real_share,
-                                     probe if name == "dice" else None, device, batch_scale,
-                                     Path(init) / f"{name}.pt" if init else None, lr,
-                                     with_real if real_masters else None, dice_channels)
+                                     real=None if real_masters else with_real, real_share=real_share,
+                                     probe=probe if name == "dice" else None, device=device,
+                                     batch_scale=batch_scale, init=Path(init) / f"{name}.pt" if init else None,
+                                     lr=lr, masters=with_real if real_masters else None,
+                                     dice_channels=dice_channels)
         if save_state:
             torch.save(model.state_dict(), out / f"{name}.pt")
         temps = temperatures(name, model, calib)

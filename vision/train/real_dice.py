@@ -40,6 +40,11 @@ class Photo:
     path: Path
     boxes: np.ndarray  # (n, 5): class 0..5 (value - 1), cx, cy, w, h as fractions of the photo
 
+    def in_pixels(self, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+        """The dice's centres (n, 2) and sides (n,: the box's longer side) in a ``w`` x ``h`` photo's pixels."""
+        return (np.stack([self.boxes[:, 1] * w, self.boxes[:, 2] * h], 1),
+                np.maximum(self.boxes[:, 3] * w, self.boxes[:, 4] * h))
+
 
 def load_split(root: Path, split: str) -> list[Photo]:
     out = []
@@ -156,8 +161,7 @@ def photo_examples(ph: Photo, rng: np.random.Generator, copies: int = 2, negativ
     img = cv2.imread(str(ph.path))
     h, w = img.shape[:2]
     out: dict[str, list] = {"die_x": [], "die_y": [], "die_aux": []}
-    cs = np.stack([ph.boxes[:, 1] * w, ph.boxes[:, 2] * h], 1)
-    sides = np.maximum(ph.boxes[:, 3] * w, ph.boxes[:, 4] * h)
+    cs, sides = ph.in_pixels(w, h)
     for (cls, *_), (cx, cy), side in zip(ph.boxes, cs, sides):
         for _ in range(copies):
             die_px = float(rng.uniform(*die_px_range))
@@ -253,8 +257,7 @@ def photo_masters(ph: Photo, rng: np.random.Generator, negatives: int = MASTER_N
     ``negatives`` crops of its table with no die at their centre, at the scale of its dice; (crops, labels 0..6)."""
     img = cv2.imread(str(ph.path))
     h, w = img.shape[:2]
-    cs = np.stack([ph.boxes[:, 1] * w, ph.boxes[:, 2] * h], 1)
-    sides = np.maximum(ph.boxes[:, 3] * w, ph.boxes[:, 4] * h)
+    cs, sides = ph.in_pixels(w, h)
     crops, ys = [], []
 
     def cut(x: float, y: float, side: float) -> np.ndarray:
