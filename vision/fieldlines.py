@@ -78,14 +78,21 @@ def line_quads(img: np.ndarray) -> list[np.ndarray]:
             a, b = ls[i], ls[j]
             # roughly parallel and far enough apart (their nearest points to the picture's middle)
             if _angle(a[0], b[0]) < PARALLEL and np.linalg.norm(_foot(a, c) - _foot(b, c)) > 0.15 * diag:
-                pairs.append((a, b))
+                pairs.append((i, j))
+    meets: dict[tuple[int, int], np.ndarray | None] = {}  # each two lines met once, not once per quadrilateral
+
+    def meet(i: int, j: int) -> np.ndarray | None:
+        if (i, j) not in meets:
+            meets[i, j] = _meet(ls[i], ls[j])
+        return meets[i, j]
+
     out = []
     for i in range(len(pairs)):
         for j in range(i + 1, len(pairs)):
             (a1, a2), (b1, b2) = pairs[i], pairs[j]
-            if _angle(a1[0], b1[0]) < CROSSING:
+            if _angle(ls[a1][0], ls[b1][0]) < CROSSING:
                 continue
-            pts = [_meet(a1, b1), _meet(b1, a2), _meet(a2, b2), _meet(b2, a1)]
+            pts = [meet(a1, b1), meet(b1, a2), meet(a2, b2), meet(b2, a1)]
             if any(p is None for p in pts):
                 continue
             out.append(np.array(pts))

@@ -51,39 +51,42 @@ def _sides(bar: float, length: float, margin: float, shift: float, inverted: boo
 
 
 @lru_cache(maxsize=64)
-def _layouts(shapes: tuple) -> np.ndarray:
-    """Each shape's layout and its two nulls (half a point aside; bases and tips swapped): (shapes, 3, 48, 2, 2)."""
-    return np.stack([np.stack([_sides(*sh, 0.0), _sides(*sh, 0.5), _sides(*sh, 0.0, True)]) for sh in shapes])
+def _layouts(shapes: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Each shape's layout and its two nulls (half a point aside; bases and tips swapped): the distinct points
+    of the unit square their sides join, (P, 2), and each side's start and end among them, (shapes, 3, 48, 2).
+    Sides share their ends (a point's two sides its tip, neighbours a base, shapes the rim): each is projected
+    once."""
+    sides = np.stack([np.stack([_sides(*sh, 0.0), _sides(*sh, 0.5), _sides(*sh, 0.0, True)]) for sh in shapes])
+    pts, index = np.unique(sides.reshape(-1, 2), axis=0, return_inverse=True)
+    return pts, index.reshape(sides.shape[:-1])
 
 
 _GX, _GY = np.meshgrid((np.arange(GRID[0]) + 0.5) / GRID[0], (np.arange(GRID[1]) + 0.5) / GRID[1])
 _GRID_PTS = np.stack([_GX.ravel(), _GY.ravel()], 1)
-_T32 = ((np.arange(SIDE_SAMPLES) + 0.5) / SIDE_SAMPLES).astype(np.float32)
+_T32 = ((np.arange(SIDE_SAMPLES) + 0.5) / SIDE_SAMPLES).astype(np.float32)[:, None]
 _UNIT = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-ROWS = 32000  # remap's maps stay under 32767 rows
+COLS = 32000  # remap's maps stay under 32767 columns
 BATCH = 16000  # sides sampled together (larger batches leave the cache: slower)
 
 
-def _project(Hs: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """(P, 2) points of the unit square through each of (n, 3, 3) homographies: (n, P, 2)."""
-    p = pts[None] @ Hs[:, :2, :2].transpose(0, 2, 1) + Hs[:, None, :2, 2]
-    w = pts[None] @ Hs[:, 2:, :2].transpose(0, 2, 1) + Hs[:, None, 2:, 2]
-    return p / w
+def _project(Hs: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(P, 2) points of the unit square through each of (n, 3, 3) homographies: x and y, (n, P) float32 each
+    (the sampler's coordinates). Written out, not as a batched matmul of 2 x 2 matrices: a third of the time."""
+    u, v = pts[:, 0], pts[:, 1]
+    x, y, w = ((Hs[:, r, 0, None] * u + Hs[:, r, 1, None] * v) + Hs[:, r, 2, None] for r in range(3))
+    return (x / w).astype(np.float32), (y / w).astype(np.float32)
 
 
 def colour_gradient(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The picture's colour gradient (Lab; each channel signed by its dominant direction, so that the
     channels add up and never cancel), lightly smoothed: gx, gy float32."""
     lab = cv2.cvtColor(cv2.GaussianBlur(img, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    gx = np.zeros(lab.shape[:2], np.float32)
-    gy = np.zeros_like(gx)
-    for c in range(3):
-        sx = cv2.Sobel(lab[..., c], cv2.CV_32F, 1, 0, ksize=3)
-        sy = cv2.Sobel(lab[..., c], cv2.CV_32F, 0, 1, ksize=3)
-        sign = np.where(np.abs(sx) >= np.abs(sy), np.sign(sx), np.sign(sy))
-        gx += sx * sign
-        gy += sy * sign
-    return gx, gy
+    sx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)  # the three channels at once
+    sy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
+    sign = np.sign(np.where(np.abs(sx) >= np.abs(sy), sx, sy))
+    sx *= sign
+    sy *= sign
+    return sx[..., 0] + sx[..., 1] + sx[..., 2], sy[..., 0] + sy[..., 1] + sy[..., 2]
 
 
 class Edges:
@@ -92,32 +95,32 @@ class Edges:
     def __init__(self, img: np.ndarray):
         self.gx, self.gy = colour_gradient(img)
 
-    def _sample(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The gradient at (rows, cols, 2) points: two (rows, cols) arrays."""
-        m = pts.astype(np.float32)
-        return self._sample_xy(np.ascontiguousarray(m[..., 0]), np.ascontiguousarray(m[..., 1]))
+    def _sample(self, mx: np.ndarray, my: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The gradient at float32 coordinates ``mx``, ``my`` (rows, cols): two (rows, cols) arrays. One channel
+        at a time: OpenCV interpolates a single float channel exactly, several on a 1/32 px grid. Its cost
+        goes by the row as much as by the sample: callers give long rows."""
+        if mx.shape[1] <= COLS:
+            return cv2.remap(self.gx, mx, my, cv2.INTER_LINEAR), cv2.remap(self.gy, mx, my, cv2.INTER_LINEAR)
+        parts = [self._sample(np.ascontiguousarray(mx[:, c:c + COLS]), np.ascontiguousarray(my[:, c:c + COLS]))
+                 for c in range(0, mx.shape[1], COLS)]
+        return np.concatenate([a for a, _ in parts], 1), np.concatenate([b for _, b in parts], 1)
 
-    def _sample_xy(self, mx: np.ndarray, my: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The gradient at (rows, cols) float32 coordinates ``mx``, ``my``."""
-        parts = [(cv2.remap(self.gx, mx[r:r + ROWS], my[r:r + ROWS], cv2.INTER_LINEAR),
-                  cv2.remap(self.gy, mx[r:r + ROWS], my[r:r + ROWS], cv2.INTER_LINEAR))
-                 for r in range(0, len(mx), ROWS)]
-        return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
-
-    def _across(self, Hs: np.ndarray, sides: np.ndarray) -> np.ndarray:
+    def _across(self, Hs: np.ndarray, pts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """The mean gradient across each point's two sides, for stacked layouts under each of the homographies
-        ``Hs`` (n, 3, 3): ``sides`` (..., 48, 2, 2) in the unit square -> (n, ..., 24), all sampled at once
-        (in float32: the samples are what costs)."""
-        lead = sides.shape[:-3]
-        ends = _project(Hs, sides.reshape(-1, 2)).reshape(len(Hs), -1, 2, 2).astype(np.float32)
-        x0, y0 = ends[:, :, 0, 0], ends[:, :, 0, 1]
-        dx, dy = ends[:, :, 1, 0] - x0, ends[:, :, 1, 1] - y0
+        ``Hs`` (n, 3, 3): the sides between points ``pts`` (P, 2) of the unit square, ``ends`` (..., 48, 2) their
+        start's and end's indices -> (n, ..., 24), all sampled at once. In float32, a row per sample's place along the
+        sides (long rows: numpy's and remap's loops run long), few temporaries: the samples are what costs."""
+        lead = ends.shape[:-2]
+        x, y = _project(Hs, pts)
+        start, end = ends[..., 0].ravel(), ends[..., 1].ravel()
+        x0, y0 = x[:, start].ravel(), y[:, start].ravel()
+        dx, dy = x[:, end].ravel() - x0, y[:, end].ravel() - y0
         norm = np.hypot(dx, dy) + np.float32(1e-9)
-        t = _T32[None, None]
-        sx, sy = self._sample_xy((x0[..., None] + t * dx[..., None]).reshape(-1, SIDE_SAMPLES),
-                                 (y0[..., None] + t * dy[..., None]).reshape(-1, SIDE_SAMPLES))
-        shape = x0.shape + (SIDE_SAMPLES,)
-        v = np.abs(sx.reshape(shape) * (dy / norm)[..., None] - sy.reshape(shape) * (dx / norm)[..., None]).mean(2)
+        sx, sy = self._sample(x0 + _T32 * dx, y0 + _T32 * dy)  # (samples, sides)
+        sx *= dy / norm
+        sy *= dx / norm
+        v = np.abs(np.subtract(sx, sy, out=sx), out=sx)
+        v = np.ascontiguousarray(v.T).mean(1)  # a row per side again: summed pairwise as before, bit for bit
         return v.reshape(len(Hs), *lead, 24, 2).mean(-1)
 
     def homography(self, quad: np.ndarray) -> np.ndarray:
@@ -139,14 +142,14 @@ class Edges:
         """`score` of many quadrilaterals at once, sampled together (a few calls, not one per outline): (N,)
         scores and (N,) indices of each one's best shape in ``shapes``."""
         quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
-        sides = _layouts(tuple(tuple(sh) for sh in shapes))  # (shapes, 3, 48, 2, 2): the layout, its two nulls
-        chunk = max(1, BATCH // sides[..., 0, 0].size)
+        pts, ends = _layouts(tuple(tuple(sh) for sh in shapes))  # each shape's layout and its two nulls
+        chunk = max(1, BATCH // ends[..., 0].size)
         out_s, out_k = [], []
         for i in range(0, len(quads), chunk):
             Hs = np.stack([self.homography(q) for q in quads[i:i + chunk]])
-            gx, gy = self._sample(_project(Hs, _GRID_PTS))
+            gx, gy = self._sample(*_project(Hs, _GRID_PTS))
             mag = np.hypot(gx, gy).mean(1) + 1.0
-            v = self._across(Hs, sides)  # (n, shapes, 3, 24)
+            v = self._across(Hs, pts, ends)  # (n, shapes, 3, 24)
             d = np.sort(v[:, :, 0] - np.maximum(v[:, :, 1], v[:, :, 2]), axis=2)
             sc = d[:, :, :KEEP].mean(2) / mag[:, None]
             k = np.argmax(sc, axis=1)

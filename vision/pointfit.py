@@ -20,6 +20,7 @@ of them has the board's structure wrong.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -71,14 +72,22 @@ class View:
         rect = cv2.warpPerspective(img, self.H, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                    borderMode=cv2.BORDER_REPLICATE)
         self.gx, self.gy = colour_gradient(rect)  # signed: the gradient across a slanted line (`vision.rimfit`)
-        self.ax, self.ay = np.abs(self.gx), np.abs(self.gy)
-        self._blurred: dict[float, tuple[np.ndarray, np.ndarray]] = {}
-        self.mean = float(np.mean(np.hypot(self.gx, self.gy)[p:p + self.h, p:p + self.w])) + 1.0
+        self._blurred: dict[tuple[int, float], np.ndarray] = {}
+
+    @cached_property
+    def mean(self) -> float:
+        """The field's mean gradient (computed when asked: `vision.rimfit` does not)."""
+        p = self.pad
+        return float(np.mean(np.hypot(self.gx, self.gy)[p:p + self.h, p:p + self.w])) + 1.0
+
+    def blurred(self, axis: int, sigma: float) -> np.ndarray:
+        """|gx| (``axis`` 0) or |gy| (1) blurred, each computed once and only where asked for."""
+        if (axis, sigma) not in self._blurred:
+            self._blurred[axis, sigma] = cv2.GaussianBlur(np.abs((self.gx, self.gy)[axis]), (0, 0), sigma)
+        return self._blurred[axis, sigma]
 
     def grads(self, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-        if sigma not in self._blurred:
-            self._blurred[sigma] = (cv2.GaussianBlur(self.ax, (0, 0), sigma), cv2.GaussianBlur(self.ay, (0, 0), sigma))
-        return self._blurred[sigma]
+        return self.blurred(0, sigma), self.blurred(1, sigma)
 
     def to_picture(self, pts: np.ndarray) -> np.ndarray:
         return cv2.perspectiveTransform(np.float32(pts).reshape(1, -1, 2), self.H)[0].astype(np.float64)
@@ -107,13 +116,15 @@ def _across(view: View, sigma: float, sides: np.ndarray) -> np.ndarray:
     gx, gy = view.grads(sigma)
     lead = sides.shape[:-3]
     sides = sides.reshape(-1, 2, 2).astype(np.float32)  # float32 throughout: the samples are what costs
-    d = sides[:, 1] - sides[:, 0]  # (N, 2)
-    n = np.abs(np.stack([d[:, 1], -d[:, 0]], -1)) / (np.hypot(d[:, 0], d[:, 1])[:, None] + np.float32(1e-9))
-    mx = sides[:, None, 0, 0] + _T32[None] * d[:, None, 0]  # (N, S)
-    my = sides[:, None, 0, 1] + _T32[None] * d[:, None, 1]
+    x0, y0 = sides[:, 0, 0], sides[:, 0, 1]
+    dx, dy = sides[:, 1, 0] - x0, sides[:, 1, 1] - y0
+    norm = np.hypot(dx, dy) + np.float32(1e-9)
+    # a row per sample's place along the sides: remap's cost goes by the row as much as by the sample
+    mx, my = x0 + _T32[:, None] * dx, y0 + _T32[:, None] * dy  # (S, N)
     sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    v = (sx * n[:, None, 0] + sy * n[:, None, 1]).mean(1)
+    v = sx * (np.abs(dy) / norm) + sy * (np.abs(dx) / norm)
+    v = np.ascontiguousarray(v.T).mean(1)  # a row per side again: summed pairwise as before, bit for bit
     return v.reshape(*lead, 12)
 
 
@@ -154,7 +165,7 @@ def _climb(view: View, ps: np.ndarray, levels=LEVELS) -> tuple[np.ndarray, np.nd
 def _end_line(view: View, sigma: float, top: np.ndarray, bottom: np.ndarray, which: int) -> float:
     """The gradient along a half's end (``which`` 0: the quarters' a, 1: their b) between the points'
     tips, where no point is: a field's end is the frame's or the bar's edge, all across the field."""
-    gx, _ = view.grads(sigma)
+    gx = view.blurred(0, sigma)
     x0, x1 = top[which], bottom[which]
     y0, y1 = top[3], bottom[3]
     t = np.linspace(0.1, 0.9, 40)
@@ -205,18 +216,17 @@ def _edge_line(g: np.ndarray, p0: np.ndarray, p1: np.ndarray, out: np.ndarray, w
     three quarters: checkers and hands break parts). Innermost, not strongest: a frame's outer edge, or the
     far side of a printed border, is often stronger than the field's own."""
     offs = np.arange(-INWARD * w, OUTWARD * w + 0.25, 0.5)
-    t = np.linspace(*span, 48)[None, None, :, None]
-    o0, o1 = np.meshgrid(offs, offs, indexing="ij")
-    o0, o1 = o0[..., None, None], o1[..., None, None]
-    pts = (p0 + o0 * out) + t * ((p1 + o1 * out) - (p0 + o0 * out))  # (O, O, S, 2)
-    m = pts.reshape(-1, pts.shape[2], 2).astype(np.float32)
+    # only lines near the comb's direction (offsets at the two ends alike): one tilted far from it crosses edges
+    # rather than follows one
+    i, j = np.nonzero(np.abs(offs[:, None] - offs[None, :]) <= max(2.0, TILT * w))
+    t = np.linspace(*span, 48)[None, :, None]
+    a, b = p0 + offs[i, None] * out, p1 + offs[j, None] * out
+    m = (a[:, None] + t * (b - a)[:, None]).astype(np.float32)  # (lines, samples, 2)
     v = cv2.remap(g, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     k = v.shape[1] // 4
-    strength = np.sort(v, 1)[:, k:].mean(1).reshape(len(offs), len(offs))
+    strength = np.zeros((len(offs), len(offs)), np.float32)  # the unlevel lines: none
+    strength[i, j] = np.sort(v, 1)[:, k:].mean(1)
     mean_off = (offs[:, None] + offs[None, :]) / 2
-    # the comb gives the edge's direction: a line tilted far from it crosses edges rather than follows one
-    level = np.abs(offs[:, None] - offs[None, :]) <= max(2.0, TILT * w)
-    strength = np.where(level, strength, 0.0)
     cand = np.where(strength >= STRONG * strength.max(), mean_off, np.inf)
     # the innermost strong line, then the strongest of those within a pixel of it (the edge's own tilt)
     near = cand <= cand.min() + 1.0
