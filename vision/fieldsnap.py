@@ -15,6 +15,7 @@ frame's inner edge, its outer edge, a tray's edge and the table's.
 from __future__ import annotations
 
 import itertools
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -24,6 +25,21 @@ PEAKS = 3  # lines kept per side
 TIE = 0.15  # outlines the points' edges rate this close to the best are alike (see `snap`)
 MAX_TILT = 0.03  # how far the two ends of a side may move apart, share of the diagonal
 SAMPLES = 160  # points along a side
+_ALONG = np.linspace(0.06, 0.94, SAMPLES, dtype=np.float32)  # their places (the corners' neighbourhoods left out)
+
+
+@lru_cache(maxsize=64)
+def _lines(offsets: int, tilt: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every line from offset a (at a side's start) to b (at its end, within ``tilt`` of a) of ``offsets``:
+    a and b, (lines,), and its samples' flat indices in the (offsets, `SAMPLES`) responses, (lines, SAMPLES).
+    The same for every side of one size: made once."""
+    a = np.arange(offsets)[:, None]
+    b = a + np.arange(-tilt, tilt + 1)[None]
+    ok = (b >= 0) & (b < offsets)
+    A, B = np.broadcast_arrays(a, b)
+    A, B = A[ok], B[ok]
+    rows = np.rint(A[:, None] + (B - A)[:, None] * ((_ALONG - _ALONG[0]) / (_ALONG[-1] - _ALONG[0]))[None]).astype(int)
+    return A, B, rows * SAMPLES + np.arange(SAMPLES)[None]
 
 
 def edge_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, side: int) -> list[tuple[float, np.ndarray]]:
@@ -36,24 +52,15 @@ def edge_lines(grad: tuple[np.ndarray, np.ndarray], quad: np.ndarray, side: int)
     n = np.array([u[1], -u[0]])
     reach = max(int(REACH * diag), 4)
     ts = np.arange(-reach, reach + 1, dtype=np.float32)
-    ss = np.linspace(0.06, 0.94, SAMPLES, dtype=np.float32)  # the corners' neighbourhoods are left out
-    base = p0[None] + ss[:, None] * (p1 - p0)[None]  # (S, 2)
+    base = p0[None] + _ALONG[:, None] * (p1 - p0)[None]  # (S, 2)
     pts = base[None] + ts[:, None, None] * n[None, None]  # (T, S, 2)
     mx, my = pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32)
     g = np.abs(cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT) * n[0]
                + cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT) * n[1])  # (T, S)
-    # a line from offset a (at the side's start) to b (at its end)
-    tilt = max(int(MAX_TILT * diag), 1)
-    a = np.arange(len(ts))[:, None]
-    db = np.arange(-tilt, tilt + 1)[None]
-    b = a + db
-    ok = (b >= 0) & (b < len(ts))
-    A, B = np.broadcast_arrays(a, b)
-    A, B = A[ok], B[ok]
-    idx = np.rint(A[:, None] + (B - A)[:, None] * ((ss - ss[0]) / (ss[-1] - ss[0]))[None]).astype(int)
-    vals = g[idx, np.arange(len(ss))[None]]  # (lines, S)
+    A, B, cells = _lines(len(ts), max(int(MAX_TILT * diag), 1))
+    vals = g.ravel()[cells]  # (lines, S)
     # robust along the side: the mean of the strongest three quarters (stacks, hands, dice break parts)
-    k = int(0.25 * len(ss))
+    k = int(0.25 * SAMPLES)
     strength = np.sort(vals, axis=1)[:, k:].mean(1)
     out: list[tuple[float, np.ndarray]] = []
     taken: list[tuple[float, float]] = []

@@ -124,8 +124,7 @@ def _across(view: View, sigma: float, sides: np.ndarray) -> np.ndarray:
     sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     v = sx * (np.abs(dy) / norm) + sy * (np.abs(dx) / norm)
-    v = np.ascontiguousarray(v.T).mean(1)  # a row per side again: summed pairwise as before, bit for bit
-    return v.reshape(*lead, 12)
+    return v.mean(0).reshape(*lead, 12)
 
 
 def _points(view: View, sigma: float, params: np.ndarray) -> np.ndarray:
