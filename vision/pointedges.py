@@ -63,7 +63,6 @@ def _layouts(shapes: tuple) -> tuple[np.ndarray, np.ndarray]:
 
 _GX, _GY = np.meshgrid((np.arange(GRID[0]) + 0.5) / GRID[0], (np.arange(GRID[1]) + 0.5) / GRID[1])
 _GRID_PTS = np.stack([_GX.ravel(), _GY.ravel()], 1)
-_T32 = ((np.arange(SIDE_SAMPLES) + 0.5) / SIDE_SAMPLES).astype(np.float32)[:, None]
 _UNIT = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
 COLS = 32000  # remap's maps stay under 32767 columns
 BATCH = 16000  # sides sampled together (larger batches leave the cache: slower)
@@ -105,7 +104,7 @@ class Edges:
                  for c in range(0, mx.shape[1], COLS)]
         return np.concatenate([a for a, _ in parts], 1), np.concatenate([b for _, b in parts], 1)
 
-    def _across(self, Hs: np.ndarray, pts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    def _across(self, Hs: np.ndarray, pts: np.ndarray, ends: np.ndarray, samples: int = SIDE_SAMPLES) -> np.ndarray:
         """The mean gradient across each point's two sides, for stacked layouts under each of the homographies
         ``Hs`` (n, 3, 3): the sides between points ``pts`` (P, 2) of the unit square, ``ends`` (..., 48, 2) their
         start's and end's indices -> (n, ..., 24), all sampled at once. In float32, a row per sample's place along the
@@ -116,7 +115,8 @@ class Edges:
         x0, y0 = x[:, start].ravel(), y[:, start].ravel()
         dx, dy = x[:, end].ravel() - x0, y[:, end].ravel() - y0
         norm = np.hypot(dx, dy) + np.float32(1e-9)
-        sx, sy = self._sample(x0 + _T32 * dx, y0 + _T32 * dy)  # (samples, sides)
+        t = ((np.arange(samples) + 0.5) / samples).astype(np.float32)[:, None]
+        sx, sy = self._sample(x0 + t * dx, y0 + t * dy)  # (samples, sides)
         sx *= dy / norm
         sy *= dx / norm
         v = np.abs(np.subtract(sx, sy, out=sx), out=sx).mean(0).reshape(-1, 2)
@@ -137,9 +137,10 @@ class Edges:
         sc, k = self.scores([quad], shapes)
         return float(sc[0]), shapes[int(k[0])]
 
-    def scores(self, quads, shapes=COARSE) -> tuple[np.ndarray, np.ndarray]:
+    def scores(self, quads, shapes=COARSE, samples: int = SIDE_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
         """`score` of many quadrilaterals at once, sampled together (a few calls, not one per outline): (N,)
-        scores and (N,) indices of each one's best shape in ``shapes``."""
+        scores and (N,) indices of each one's best shape in ``shapes``. ``samples`` along each side: fewer for a
+        first look that only ranks."""
         quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
         pts, ends = _layouts(tuple(tuple(sh) for sh in shapes))  # each shape's layout and its two nulls
         chunk = max(1, BATCH // ends[..., 0].size)
@@ -148,7 +149,7 @@ class Edges:
             Hs = np.stack([self.homography(q) for q in quads[i:i + chunk]])
             gx, gy = self._sample(*_project(Hs, _GRID_PTS))
             mag = np.hypot(gx, gy).mean(1) + 1.0
-            v = self._across(Hs, pts, ends)  # (n, shapes, 3, 24)
+            v = self._across(Hs, pts, ends, samples)  # (n, shapes, 3, 24)
             d = np.sort(v[:, :, 0] - np.maximum(v[:, :, 1], v[:, :, 2]), axis=2)
             sc = d[:, :, :KEEP].mean(2) / mag[:, None]
             k = np.argmax(sc, axis=1)
