@@ -70,11 +70,12 @@ class SeaweedS3:
     READER = ("bgscribe-reader-key", "bgscribe-reader-secret-012345678")  # may read and list, not write or delete
 
     def __init__(self, weed: str, root):
-        def free() -> int:
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                return s.getsockname()[1]
-
+        socks = [socket.socket() for _ in range(11)]  # all held open together: a port freed may come back at once
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        free = iter([s.getsockname()[1] for s in socks])
+        for s in socks:
+            s.close()
         self.weed, self.root, self.proc = weed, root, None
         root.mkdir(parents=True, exist_ok=True)
         (root / "s3.json").write_text(json.dumps({"identities": [
@@ -82,8 +83,8 @@ class SeaweedS3:
              "actions": ["Admin", "Read", "Write", "List", "Tagging"]},
             {"name": "reader", "credentials": [{"accessKey": self.READER[0], "secretKey": self.READER[1]}],
              "actions": ["Read", "List"]}]}))
-        ports = {name: free() for name in ("master", "volume", "filer", "s3")}
-        grpc = {name: free() for name in ports}  # (their default, port + 10000, may be taken)
+        ports = {name: next(free) for name in ("master", "volume", "filer", "s3")}
+        grpc = {name: next(free) for name in ports}  # (their default, port + 10000, may be taken)
         self.ports = [*ports.values(), *grpc.values()]
         self.endpoint = f"http://127.0.0.1:{ports['s3']}"
         self.cmd = [weed, "server", f"-dir={root / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
@@ -92,7 +93,7 @@ class SeaweedS3:
                     "-filer", "-s3", f"-s3.config={root / 's3.json'}"]
         for name, port in ports.items():
             self.cmd += [f"-{name}.port={port}", f"-{name}.port.grpc={grpc[name]}"]
-        self.cmd += [f"-s3.port.iceberg={free()}", f"-s3.port.lance={free()}", f"-metricsPort={free()}"]
+        self.cmd += [f"-s3.port.iceberg={next(free)}", f"-s3.port.lance={next(free)}", f"-metricsPort={next(free)}"]
 
     def client(self):
         import boto3
