@@ -24,10 +24,21 @@ needs_rtsp = pytest.mark.skipif(RTSP_SERVER is None,
                                 reason="rtsp-server-perl is not installed (apt-get install rtsp-server-perl)")
 
 
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct free TCP ports on 127.0.0.1, their sockets held open together (picked one by one, a port
+    just freed may come back at once)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
 
 
 def free_udp_port() -> int:
@@ -133,7 +144,7 @@ class RtspCamera:
     """rtsp-server-perl on 127.0.0.1 with ffmpeg publishing H.264 into it: rtsp://127.0.0.1:PORT/cam."""
 
     def __init__(self, tmp: Path, size: str = "1280x720", fps: int = 15):
-        self.port, src = free_port(), free_port()
+        self.port, src = free_ports(2)
         self.server = Proc([RTSP_SERVER, "--clientport", str(self.port), "--serverport", str(src),
                             "--client_listen_address", "127.0.0.1", "--source_listen_address", "127.0.0.1"],
                            tmp / "rtsp-server.log")

@@ -3,7 +3,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from fastapi.testclient import TestClient
 from review_ui.app import create_app
 from review_ui.config import Settings
 from review_ui.services import create_event, register_board
+from tests.capture.helpers import free_ports
 
 ADMIN = "staff-secret-for-tests"
 TOKEN = "board-7-token-secret"
@@ -70,12 +70,7 @@ class SeaweedS3:
     READER = ("bgscribe-reader-key", "bgscribe-reader-secret-012345678")  # may read and list, not write or delete
 
     def __init__(self, weed: str, root):
-        socks = [socket.socket() for _ in range(11)]  # all held open together: a port freed may come back at once
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        free = iter([s.getsockname()[1] for s in socks])
-        for s in socks:
-            s.close()
+        free = iter(free_ports(11))
         self.weed, self.root, self.proc = weed, root, None
         root.mkdir(parents=True, exist_ok=True)
         (root / "s3.json").write_text(json.dumps({"identities": [
