@@ -168,11 +168,33 @@ MIN_GAP = 40.0  # luma between the two checker colours' clusters for the split t
 OPENING_STACKS = [2, 3, 5, 5]  # each colour's points in the opening position, whichever way the board is set
 
 
-def _first_checkers(points: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lab and luma of the first (base) checker of these points: it sits 21 mm from the base, the crop's
-    rows 168..182, centre columns."""
-    patch = points[idx, 168:182, 18:30].reshape(len(idx), -1, 3)
-    med = np.median(patch, axis=1).astype(np.uint8)
+# Where a point's first checkers lie in its crop (the default board's `checker_spot`: the first centred 21 mm from the
+# base, the next 37.2 mm further each; the crop holds 230 mm in 192 rows, 54 mm in 48 columns) and the inner part of
+# each disc sampled for its colour (0.6 of the radius: a checker a little aside still fills it; on the labelled
+# real pictures given their field 0.5-0.7 alike, 0.8 took in a red point beside a white checker lying low).
+_ROWS, _COLS = POINT_CROP[1] / 230.0, POINT_CROP[0] / 54.0
+_DISCS = [(POINT_CROP[1] - (21.0 + 37.24 * k) * _ROWS, POINT_CROP[0] / 2) for k in range(3)]
+_YY, _XX = np.mgrid[0:POINT_CROP[1], 0:POINT_CROP[0]]
+_IN_DISC = [((_YY + 0.5 - cy) / (11.4 * _ROWS)) ** 2 + ((_XX + 0.5 - cx) / (11.4 * _COLS)) ** 2 <= 1
+            for cy, cx in _DISCS]
+_STACK_MASKS = [np.logical_or.reduce(_IN_DISC[:k + 1]) for k in range(len(_IN_DISC))]
+
+
+def _stack_colours(points: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lab and luma of the checkers of these points: the median of the more colourful half of the pixels inside
+    the first (up to three, ``counts``) checkers' discs. A glossy checker's middle mirrors the lamp (a red one's
+    looks white); its rim and the shaded side keep its hue, and on neutral checkers (white, black) either half
+    is alike."""
+    med = np.zeros((len(idx), 3), np.uint8)
+    upto = np.clip(np.asarray(counts), 1, len(_STACK_MASKS)) - 1
+    for m in np.unique(upto):
+        sel = np.nonzero(upto == m)[0]
+        px = points[np.asarray(idx)[sel]][:, _STACK_MASKS[m]]  # (points, pixels, 3)
+        b, g, r = px[..., 0], px[..., 1], px[..., 2]  # HSV's chroma: cheaper than Lab's, as good a rank
+        chroma = np.maximum(np.maximum(b, g), r) - np.minimum(np.minimum(b, g), r)
+        half = px.shape[1] // 2
+        order = np.argpartition(chroma, half, axis=1)[:, half:]
+        med[sel] = np.median(np.take_along_axis(px, order[..., None], 1), axis=1)
     lab = cv2.cvtColor(med[None], cv2.COLOR_BGR2LAB)[0].astype(np.float64)
     return lab, _luma(med.astype(np.float32))
 
@@ -236,7 +258,7 @@ class BoardColours:
         occupied = np.nonzero(n > 0)[0]
         if len(occupied) != 8 or q[occupied, n[occupied]].min() < 0.9 or (q[n == 0, 0] < 0.9).any():
             return False
-        lab, luma = _first_checkers(points, occupied)
+        lab, luma = _stack_colours(points, occupied, n[occupied])
         split = _two_colours(lab)
         if split is None:
             return False
@@ -282,7 +304,8 @@ def point_colours(points: np.ndarray, p: np.ndarray,
     out: list[float | None] = [None] * len(p)
     if len(occupied) < 1:
         return out, None
-    lab, luma = _first_checkers(points, occupied)
+    counts = (p[occupied, 1:1 + MAX_COUNT] + p[occupied, 1 + MAX_COUNT:]).argmax(1) + 1
+    lab, luma = _stack_colours(points, occupied, counts)
     split = _two_colours(lab) if len(occupied) >= 2 else None
     if split is not None:
         is_light, c1, c0 = split

@@ -267,3 +267,29 @@ def test_gold_against_white_is_told_by_hue_where_shine_and_shade_cross_their_lig
     is_light, light, dark = _two_colours(lab)
     assert is_light[:5].all() and not is_light[5:].any(), is_light
     assert light[0] > dark[0]  # the white cluster is the light one, as a whole
+
+
+def test_glossy_red_checkers_whose_middles_mirror_the_lamp_stay_dark():
+    """A phone photo's glossy red checkers showed the lamp in their middles, as white as the white checkers
+    beside them (four red stacks were called light): the colour is taken from the more colourful half of
+    the stack's discs, where the rim and the shaded side keep the red."""
+    import cv2
+
+    from vision.readers import MAX_COUNT, point_colours
+
+    rng = np.random.default_rng(3)
+    points = np.full((24, 192, 48, 3), (60, 110, 70), np.uint8)  # green felt
+    p = np.zeros((24, 1 + 2 * MAX_COUNT))
+    p[:, 0] = 1.0
+    red, white = {1: 5, 4: 1, 6: 3, 9: 2}, {0: 2, 12: 5, 15: 3, 18: 5, 20: 1}
+    for k, n in list(red.items()) + list(white.items()):
+        for j in range(min(n, 5)):
+            cy = int(192 - (21 + 37.24 * j) * 192 / 230)
+            colour = (40, 40, 170) if k in red else (235, 238, 240)
+            cv2.ellipse(points[k], (24, cy), (17, 16), 0, 0, 360, colour, -1)
+            if k in red:  # the lamp in the middle: most of the disc inside the rim
+                cv2.ellipse(points[k], (24 + int(rng.integers(-2, 3)), cy), (7, 6), 0, 0, 360, (238, 240, 244), -1)
+        p[k, 0], p[k, n] = 0.0, 1.0
+    light_p, _ = point_colours(points, p)
+    assert all(light_p[k] < 0.5 for k in red), light_p
+    assert all(light_p[k] > 0.5 for k in white), light_p

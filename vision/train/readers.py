@@ -683,7 +683,8 @@ DESIGNS = {
               "dark 1..15. Five 3x3 conv+BN+ReLU layers (16-32-48-48-64 channels, four of stride 2), "
               "flattened (where the stack ends matters), FC 128, FC 31. All 24 points run as one batch. At run time "
               "the count is the classifier's and the colour is judged across the board "
-              "(`vision.readers.point_colours`: the occupied points' first checkers form two clusters in Lab, hue "
+              "(`vision.readers.point_colours`: the occupied points' checkers (the more colourful half of the "
+              "first three's discs: a glossy checker's middle mirrors the lamp) form two clusters in Lab, hue "
               "weighed three times lightness, which shine and shade move; the lighter one is light), since one crop "
               "cannot tell which of two unfamiliar colours is light.",
     "bar": "The bar crop (320x40): five conv layers (16-32-32-48-64), FC 128, two heads: light 0..15 "
