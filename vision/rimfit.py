@@ -104,7 +104,9 @@ def _side_stop(view: View, base: np.ndarray, tip: np.ndarray, pw: float) -> tupl
 def _rim(xs: np.ndarray, ys: np.ndarray, strength: np.ndarray, xmid: float, tol: float, out: float
          ) -> np.ndarray | None:
     """The outermost line (``out``: -1 where outward is up, +1 down) that at least `MIN_SIDES` of the sides'
-    stops (x, y) lie on within ``tol``, two or more each side of ``xmid``: its two ends, or None."""
+    stops (x, y) lie on within ``tol``, two or more each side of ``xmid``: its two ends, or None. The rim runs
+    along the found side, at the median of those stops: the side's direction comes from the board's long straight
+    edges, and a slope fitted to stops that a few points give in one half tilts the rim to the far corner."""
     keep = strength >= 0.3 * np.median(strength) if len(strength) else np.zeros(0, bool)
     xs, ys = xs[keep], ys[keep]
     need = max(MIN_SIDES, len(xs) // 4)
@@ -120,11 +122,10 @@ def _rim(xs: np.ndarray, ys: np.ndarray, strength: np.ndarray, xmid: float, tol:
             k, c = np.polyfit(xs[inl], ys[inl], 1)
             how_far = out * (k * xmid + c)
             if best is None or how_far > best[0] + tol or (abs(how_far - best[0]) <= tol and inl.sum() > best[1]):
-                best = (how_far, int(inl.sum()), k, c)
+                best = (how_far, int(inl.sum()), float(np.median(ys[inl])))
     if best is None:
         return None
-    _, _, k, c = best
-    return np.array([[xs.min(), k * xs.min() + c], [xs.max(), k * xs.max() + c]])
+    return np.array([[xs.min(), best[2]], [xs.max(), best[2]]])
 
 
 def _strength(g: np.ndarray, pts: np.ndarray) -> np.ndarray:
