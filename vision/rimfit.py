@@ -18,8 +18,8 @@ A stack of checkers stops the sides it covers early, and stacks of one height li
 inside the rim: each row's rim is the outermost line that many sides' stops agree on, across both halves
 of the row, laid along the found side at their median (the found side's direction comes from the board's long
 straight edges; a slope fitted to the stops, where a few points give them in one half, tilted the rim to the far
-corner: 134 labelled real pictures within 1.5 % 84 -> 95 with `fieldfind._one_way`, 2026-12-05), kept only where it is a straight edge of the picture, clearly stronger than lines parallel
-to it inside the field (points with rounded bases stop short of a rim some pixels further out: there the
+corner: 134 labelled real pictures within 1.5 % 84 -> 95 with `fieldfind._one_way`, 2026-12-05), kept only
+where it is a straight edge of the picture, clearly stronger than lines parallel to it inside the field (points with rounded bases stop short of a rim some pixels further out: there the
 found side stays). Each end of the field is then the innermost straight edge, between the rows' tips,
 beyond the outermost points' bases (their corners fitted as evenly spaced from every side placed: the
 outermost point is often under a stack) at least `END_K` as strong as the rims (an end wall's foot is
