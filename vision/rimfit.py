@@ -14,19 +14,19 @@ rectifies the picture around a found field at about the picture's own resolution
 2. walks along it from a third of the way to the tip outward past the base, following the strongest
    gradient within a few pixels of the line (thin printed strokes), and notes where the edge stops.
 
-A stack of checkers stops the sides it covers early, and stacks of one height line up too, but always
-inside the rim: each row's rim is the outermost line that many sides' stops agree on, across both halves
-of the row, laid along the found side at their median (the found side's direction comes from the board's long
-straight edges; a slope fitted to the stops, where a few points give them in one half, tilted the rim to the far
-corner: 134 labelled real pictures within 1.5 % 84 -> 95 with `fieldfind._one_way`, 2026-12-05), kept only
-where it is a straight edge of the picture, clearly stronger than lines parallel to it inside the field (points with rounded bases stop short of a rim some pixels further out: there the
-found side stays). Each end of the field is then the innermost straight edge, between the rows' tips,
-beyond the outermost points' bases (their corners fitted as evenly spaced from every side placed: the
-outermost point is often under a stack) at least `END_K` as strong as the rims (an end wall's foot is
-fainter than the rows' rims, the rim's top and the table beyond stronger). Where a wall's foot lies in the
-shade, fainter still, the board's symmetry decides (`_ends`): the two ends lie as far beyond their outermost
-points, so an edge that far out on the other side, half as strong, is the end (one camera of the pine board
-put its left end on the wall's top, 2 % out, on 7 of its frames; within 1.5 % 80 -> 82 of 134).
+A stack of checkers stops the sides it covers early, and stacks of one height line up too, but always inside the
+rim: each row's rim is the outermost line that many sides' stops agree on, across both halves of the row, laid
+along the found side at their median (the found side's direction comes from the board's long straight edges; a
+slope fitted to the stops, where a few points give them in one half, tilted the rim to the far corner: 134
+labelled real pictures within 1.5 % 84 -> 95 with `fieldfind._one_way`, 2026-12-05), kept only where it is a
+straight edge of the picture, clearly stronger than lines parallel to it inside the field (points with rounded
+bases stop short of a rim some pixels further out: there the found side stays). Each end of the field is then the
+innermost straight edge, between the rows' tips, beyond the outermost points' bases (their corners fitted as
+evenly spaced from every side placed: the outermost point is often under a stack) at least `END_K` as strong as
+the rims (an end wall's foot is fainter than the rows' rims, the rim's top and the table beyond stronger). Where a
+wall's foot lies in the shade, fainter still, the board's symmetry decides (`_ends`): the two ends lie as far
+beyond their outermost points, so an edge that far out on the other side, half as strong, is the end (one camera
+of the pine board put its left end on the wall's top, 2 % out, on 7 of its frames; within 1.5 % 80 -> 82 of 134).
 
 Measured on the 134 labelled real pictures (tests/bench/bench_real.py, 2026-12-04, with the pine board's second
 camera's bottom side re-measured that day): corners within 1.5 % of the diagonal 27 -> 66, within 3 % 68 -> 86,
