@@ -21,6 +21,7 @@ from .calibrate import Calibration
 from .dicesize import DiceSize
 from .fieldfind import FieldFit, find_field, given_field, order_corners, turned_corners
 from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP
+from .observation import MAX_COUNT
 from .readers import Readers, default_readers
 from .rectify import homography, rectify
 
@@ -83,13 +84,51 @@ def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
     return PictureReading(fit, corners, slots, dice, cube)
 
 
-def _point(reading) -> str:
-    light, dark = reading.best()
+def _point(light: int, dark: int) -> str:
     if light and light >= dark:
         return f"L{light}"
     if dark:
         return f"D{dark}"
     return ""
+
+
+def within_the_checkers(slots) -> list[tuple[int, int]]:
+    """Each slot's (light, dark) count: the likeliest reading of the whole board in which neither colour has
+    more than its 15 checkers (some may be hidden or in a hand: fewer is allowed). Where the slots' own best
+    counts obey that, they are the answer; where not, something on the points read as checkers (dice cups
+    lying on a stream board's points read as stacks of 12 and 13) and the counts that cost least to give up
+    go. A point holds one colour; the bar and the trays both, independently."""
+    best = [sl.best() for sl in slots]
+    if sum(b[0] for b in best) <= MAX_COUNT and sum(b[1] for b in best) <= MAX_COUNT:
+        return best
+    n = MAX_COUNT + 1
+    eps = 1e-12
+    score = np.full((n, n), -np.inf)
+    score[0, 0] = 0.0
+    choice = []  # per slot: (n, n) index of the option taken to reach each (light, dark) total
+    for sl, k in zip(slots, range(len(slots))):
+        light, dark = np.clip(sl.light, 0, 1), np.clip(sl.dark, 0, 1)
+        if k < 24:  # one colour: empty, light j, dark j
+            opts = [(0, 0, max(1.0 - light[1:].sum() - dark[1:].sum(), 0.0))]
+            opts += [(j, 0, light[j]) for j in range(1, n)] + [(0, j, dark[j]) for j in range(1, n)]
+        else:
+            opts = [(a, b, light[a] * dark[b]) for a in range(n) for b in range(n)]
+        new = np.full((n, n), -np.inf)
+        pick = np.zeros((n, n), np.int32)
+        for o, (a, b, pr) in enumerate(opts):
+            cand = np.full((n, n), -np.inf)
+            cand[a:, b:] = score[:n - a, :n - b] + np.log(pr + eps)
+            better = cand > new
+            new[better], pick[better] = cand[better], o
+        score = new
+        choice.append((opts, pick))
+    a, b = np.unravel_index(int(np.argmax(score)), score.shape)
+    out = []
+    for opts, pick in reversed(choice):
+        la, lb, _ = opts[pick[a, b]]
+        out.append((la, lb))
+        a, b = a - la, b - lb
+    return out[::-1]
 
 
 def to_json(r: PictureReading) -> dict:
@@ -102,13 +141,13 @@ def to_json(r: PictureReading) -> dict:
                        "bar": "up-down" if not fit.turned else "across"}}
     if not r.slots:
         return out
-    s = r.slots
-    out["top"] = [_point(s[k]) for k in range(12, 24)]  # slots 12..23 run left to right along the top
-    out["bottom"] = [_point(s[k]) for k in range(11, -1, -1)]  # 11..0 left to right along the bottom
-    bl, bd = s[BAR_SLOT].best()
+    s = within_the_checkers(r.slots)
+    out["top"] = [_point(*s[k]) for k in range(12, 24)]  # slots 12..23 run left to right along the top
+    out["bottom"] = [_point(*s[k]) for k in range(11, -1, -1)]  # 11..0 left to right along the bottom
+    bl, bd = s[BAR_SLOT]
     out["bar"] = {"light": int(bl), "dark": int(bd)}
-    tl = sum(s[k].best()[0] for k in (TRAY_TOP, TRAY_BOTTOM))
-    td = sum(s[k].best()[1] for k in (TRAY_TOP, TRAY_BOTTOM))
+    tl = sum(s[k][0] for k in (TRAY_TOP, TRAY_BOTTOM))
+    td = sum(s[k][1] for k in (TRAY_TOP, TRAY_BOTTOM))
     out["trays"] = {"light": int(tl), "dark": int(td)}
     out["dice"] = [{"value": d.value, "p": round(float(d.values.max()), 3), "cocked": bool(d.cocked >= 0.5)}
                    for d in r.dice]

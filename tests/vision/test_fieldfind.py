@@ -267,6 +267,23 @@ def test_real_checkers_given_field():
 
 
 @real
+def test_real_stream_checkers_within_fifteen_a_colour():
+    """Given our labelled corners, the stream frames' checkers with colour: dice cups lying on a board's points
+    read as stacks of 12 and 13, a white point as a checker; no colour has more than 15 (`still.within_the_checkers`):
+    114 of 120 points before (2026-12-05), 119 when written."""
+    labels = json.loads(LABELS.read_text())["pictures"]
+    right = total = 0
+    for rel, lab in labels.items():
+        if not rel.startswith("streams/") or "bottom" not in lab:
+            continue
+        r = to_json(read_picture(load_picture(str(DEFAULT_REAL / rel)), np.array(lab["field"], np.float64)))
+        assert sum(int(p[1:]) for p in r["top"] + r["bottom"] if p.startswith("D")) <= 15
+        got, n, _ = point_figures(r, lab)
+        right, total = right + got, total + n
+    assert total == 120 and right >= 118, right
+
+
+@real
 def test_real_pine_field_on_its_floor():
     """The pine board seen from above its centre shows its rim's inner walls on every side: the field is their
     foot, where the points end, not the rim's top a wall's height further out, where the outlines and lines

@@ -293,3 +293,33 @@ def test_glossy_red_checkers_whose_middles_mirror_the_lamp_stay_dark():
     light_p, _ = point_colours(points, p)
     assert all(light_p[k] < 0.5 for k in red), light_p
     assert all(light_p[k] > 0.5 for k in white), light_p
+
+
+def test_a_board_reads_at_most_fifteen_checkers_a_colour():
+    """A picture's reading obeys the checkers a board has: where the slots' own best counts give a colour more
+    than 15 (two dice cups on points read as stacks of 12), the counts that cost least to give up go; under the
+    limit the best counts stand, and fewer than 15 is allowed (a hand may hide some)."""
+    from transcriber.observation import SlotReading
+    from vision.still import within_the_checkers
+
+    def point(colour: str, n: int, p: float, empty: float) -> SlotReading:
+        light, dark = np.zeros(MAX_COUNT + 1), np.zeros(MAX_COUNT + 1)
+        (light if colour == "L" else dark)[n] = p
+        (light if colour == "L" else dark)[max(n - 1, 1)] += 1.0 - p - empty
+        light[0], dark[0] = 1.0 - light[1:].sum(), 1.0 - dark[1:].sum()
+        return SlotReading(light, dark)
+
+    empty = SlotReading.certain(0, 0)
+    slots = [empty] * 27
+    for k, n in ((0, 5), (5, 2), (11, 3), (16, 5)):  # dark's 15, read surely
+        slots[k] = point("D", n, 0.98, 0.001)
+    slots[8] = point("L", 4, 0.95, 0.01)
+    assert within_the_checkers(slots) == [s.best() for s in slots]
+    cups = list(slots)
+    cups[19], cups[20] = point("D", 12, 0.9, 0.05), point("D", 13, 0.9, 0.05)  # something dark and tall
+    got = within_the_checkers(cups)
+    assert got[19] == got[20] == (0, 0)
+    assert [got[k] for k in (0, 5, 11, 16, 8)] == [(0, 5), (0, 2), (0, 3), (0, 5), (4, 0)]
+    hidden = list(slots)
+    hidden[16] = empty  # five under a hand: 10 dark read, as they are
+    assert within_the_checkers(hidden)[0] == (0, 5) and sum(d for _, d in within_the_checkers(hidden)) == 10
