@@ -106,9 +106,9 @@ def within_the_checkers(slots) -> list[tuple[int, int]]:
     score = np.full((n, n), -np.inf)
     score[0, 0] = 0.0
     choice = []  # per slot: (n, n) index of the option taken to reach each (light, dark) total
-    for sl, k in zip(slots, range(len(slots))):
+    for k, sl in enumerate(slots):
         light, dark = np.clip(sl.light, 0, 1), np.clip(sl.dark, 0, 1)
-        if k < 24:  # one colour: empty, light j, dark j
+        if k < BAR_SLOT:  # a point: one colour, empty, light j or dark j
             opts = [(0, 0, max(1.0 - light[1:].sum() - dark[1:].sum(), 0.0))]
             opts += [(j, 0, light[j]) for j in range(1, n)] + [(0, j, dark[j]) for j in range(1, n)]
         else:
