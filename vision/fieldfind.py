@@ -341,8 +341,8 @@ def _best(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges, ways: li
         q, _ = snap(q, lambda t: edges.scores(t)[0], (edges.gx, edges.gy))
     fit, aside = _one_way(edges, _where_points_end(picture, img, s, edges, judged(img, edges, q, s, bool(r))), s)
     if aside is not None:  # a point further out or in at one end fits the points better: that field, judged afresh
-        shape, _ = _fitted_shape(edges, aside)
-        alt = replace(fit, corners=aside / s, bar_frac=shape[0], point_len=shape[1], margin=shape[2])
+        q, shape = aside
+        alt = replace(fit, corners=q / s, bar_frac=shape[0], point_len=shape[1], margin=shape[2])
         alt, _ = _one_way(edges, _where_points_end(picture, img, s, edges, alt), s)
         if (alt.quality, alt.score) > (fit.quality, fit.score):
             return alt
@@ -365,28 +365,27 @@ def _where_points_end(picture: np.ndarray, img: np.ndarray, s: float, edges: Edg
 ASIDE_K = 1.15  # a field is not sure where one end a point further out or in scores this much of its own score
 
 
-def _one_way(edges: Edges, fit: FieldFit, s: float) -> tuple[FieldFit, np.ndarray | None]:
+def _one_way(edges: Edges, fit: FieldFit, s: float) -> tuple[FieldFit, tuple[np.ndarray, tuple] | None]:
     """A sure field, weighed against itself a point longer or shorter at either end: where the outermost
     points lie under stacks on both rows, the points' edges fit a field a point short as well as the right one,
     and a point aside that explains them better says the field is not the only answer. On the 134 labelled
     real pictures (2026-12-05) the best such neighbour of a field within 3 % of its diagonal scored at most 1.09
     times its own; of the three sure fields 4.3-6.4 % off, 1.19 to 2.04 times. Returns the field, its quality
-    capped, and that neighbour (working-copy px) where one scores `ASIDE_K` times as well (the caller judges it:
-    one of the three, 6.4 % off, was then right)."""
+    capped, and that neighbour (working-copy px) with its fitted shape where one scores `ASIDE_K` times as well
+    (the caller judges it: one of the three, 6.4 % off, was then right)."""
     if not fit.found:
         return fit, None
     q = fit.corners * s
-    along = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
-    pw = along * (1 - fit.bar_frac - 2 * fit.margin) / 12
-    best, aside = 0.0, q
+    pw = _point_width(q, fit.bar_frac, fit.margin)
+    best, aside = 0.0, None
     for end in (((1, 0), (2, 3)), ((0, 1), (3, 2))):  # TR and BR away from TL and BL: the right end; the left
         for k in (1.0, -1.0):
             m = q.copy()
             for i, j in end:
                 m[i] = q[i] + k * pw * (q[i] - q[j]) / np.linalg.norm(q[i] - q[j])
-            sc = _fitted_shape(edges, m)[1]
+            shape, sc = _fitted_shape(edges, m)
             if sc > best:
-                best, aside = sc, m
+                best, aside = sc, (m, shape)
     ratio = best / max(fit.score, 1e-9)
     fit.quality = min(fit.quality, float(np.clip(0.5 + (ASIDE_K - ratio) / 0.2, 0.0, 1.0)))
     return fit, (aside if ratio >= ASIDE_K else None)
@@ -420,10 +419,15 @@ def points_disagree(img: np.ndarray, q: np.ndarray, shape: tuple[float, float, f
     from different evidence; where they differ by a whole point, one has the board's structure wrong (a
     tray or a frame taken in, a point aside), and the field is not sure."""
     pf = fit(img, q, *shape)
-    bar, _, margin = shape
-    along = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
-    width = along * (1 - bar - 2 * margin) / 12
+    width = _point_width(q, shape[0], shape[2])
     return pf.corners, float(np.linalg.norm(pf.corners - q, axis=1).max() / max(width, 1.0))
+
+
+def _point_width(q: np.ndarray, bar: float, margin: float) -> float:
+    """A point's width along the rows of the field ``q`` (TL, TR, BR, BL; the rows along side TL-TR) of this
+    shape, in ``q``'s pixels."""
+    along = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
+    return along * (1 - bar - 2 * margin) / 12
 
 
 AGREE = 0.5  # point widths: the outline and the points' own fit agree within this (`_agreement` is sure)
