@@ -456,18 +456,20 @@ class Readers:
         """The dice on the board. ``size``: how big this board's dice look (`vision.dicesize`), learnt from
         every read while it is still learning; None: the default's size."""
         scale = size.scale if size is not None else 1.0
-        hs = min(max(scale, HEAT_MIN_SCALE), 1.0)  # the heat map sees the dice brought towards its size
-        small = rect if hs == 1.0 else cv2.resize(rect, None, fx=hs, fy=hs, interpolation=cv2.INTER_AREA)
-        m = self._m["dice_heat"]
-        heat = _sigmoid(m.run(nchw(heat_input(small)[None]))[0][0, 0] / m.temperature[0])
-        peaks = find_peaks(heat, HEAT_THRESHOLD)
-        if not peaks:
+        learning = size is not None and size.learning
+        # the heat map sees the dice brought towards its size; while that is learnt and bigger dice are as likely as
+        # not, at both ends of its range
+        big = learning and sum(v for s, v in size.weights().items() if s < 1.0) >= 0.5
+        hss = (1.0, HEAT_MIN_SCALE) if big else (min(max(scale, HEAT_MIN_SCALE), 1.0),)
+        centres: list[tuple[float, float]] = []
+        for hs in hss:  # a die both maps find is one candidate
+            centres += [c for c in self._die_centres(rect, hs)
+                        if all(np.hypot(c[0] - o[0], c[1] - o[1]) >= DIE_PX / 2 for o in centres)]
+        if not centres:
             return []
-        centres = [(x / hs, y / hs) for x, y in (heat_to_rect(px, py) for px, py, _ in peaks)]
         bx0, _, bx1, _ = geom.bar_rect()
         # a die at this board's scale must be one at the default's too: shrunk to a die's size, the edge of a
         # checker passes for a die showing 1 (rendered 32 mm dice: 0.75 false dice a frame, 0.05 with this)
-        learning = size is not None and size.learning
         scales = LADDER if learning else tuple(dict.fromkeys((scale, 1.0)))
         crops = np.stack([die_crop(rect, c, s) for s in scales for c in centres])
         probs_all, aux_all = self.classify_dice(crops)
@@ -500,6 +502,13 @@ class Readers:
             out.append(DieReading(values, xy, cocked=float(_sigmoid(aux[k, 0])),
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
         return _dedupe(out, 10.0 / scale)
+
+    def _die_centres(self, rect: np.ndarray, hs: float) -> list[tuple[float, float]]:
+        """Die candidates: the dice heat map's peaks on the board shrunk by ``hs``, in ``rect``'s pixels."""
+        small = rect if hs == 1.0 else cv2.resize(rect, None, fx=hs, fy=hs, interpolation=cv2.INTER_AREA)
+        m = self._m["dice_heat"]
+        heat = _sigmoid(m.run(nchw(heat_input(small)[None]))[0][0, 0] / m.temperature[0])
+        return [(x / hs, y / hs) for x, y in (heat_to_rect(px, py) for px, py, _ in find_peaks(heat, HEAT_THRESHOLD))]
 
     def classify_dice(self, crops: np.ndarray, turns: int = DICE_TURNS) -> tuple[np.ndarray, np.ndarray]:
         """Die crops (N, DIE_CROP, DIE_CROP, 3) -> (N, 7) probabilities (not a die, 1..6) and the raw

@@ -15,6 +15,7 @@ from tests.bench.bench_real_play import DEFAULT_REAL, LABELS
 from vision.dicesize import LADDER, MARGIN, MIN_DICE, ODDS, SETTLED_DICE, DiceSize
 from vision.observe import Observer
 from vision.readers import MODELS, NAMES, default_readers
+from vision.still import read_picture
 from vision.synth.rig import Rig
 from vision.synth.scene import Die, Scene
 from vision.train.readers_data import EVAL_SEED0, HELD_OUT_SCHEMES
@@ -99,7 +100,8 @@ def test_a_boards_first_dice_are_read_before_their_size_is_known():
 def test_the_pine_boards_big_dice_are_read_once_their_size_is_learnt():
     """The pine board's two labelled games, frame by frame in order with the field given: at the default's
     crop no frame's dice are read right; learning the size over each game, its dice come out small (the
-    crop widened 2 to 2.5 times) and most frames with dice are read right."""
+    crop widened 2 to 2.5 times) and the frames with dice are read right (29 of 29 when measured; 25 before the
+    heat map also looked at the board shrunk while the size was open: a 4-1's 1 missed on four frames)."""
     seqs = json.loads(LABELS.read_text())["sequences"]
     right = with_dice = 0
     for seq in seqs.values():
@@ -109,14 +111,37 @@ def test_the_pine_boards_big_dice_are_read_once_their_size_is_learnt():
                 with_dice += 1
                 right += sorted(d["value"] for d in read["dice"]) == sorted(fr["dice"])
         assert size.scale <= 0.5
-    assert with_dice == 29 and right >= 15
+    assert with_dice == 29 and right >= 27
+
+
+@needs_models
+@pytest.mark.skipif(not (DEFAULT_REAL / "sequences-wood-board").is_dir(),
+                    reason=f"the real pictures are not at {DEFAULT_REAL} (../shared/data/real/README.md)")
+def test_the_pine_boards_dice_are_read_in_the_first_picture_of_the_board():
+    """Each of the pine board's labelled frames with dice read as the first picture the board shows, nothing
+    learnt of its dice yet: every size is weighed, and the heat map also looks at the board shrunk, where a die
+    twice the default's size showing 1 (a big blank face with one pip) stands out. 29 of 29 frames right when
+    measured; 20 with the heat map at the default's size alone (the 1 of a 4-1 and of a 2-1 and the 4 of a 6-4
+    missed)."""
+    seqs = json.loads(LABELS.read_text())["sequences"]
+    right = with_dice = 0
+    for seq in seqs.values():
+        field = np.array(seq["field"], np.float64)
+        for fr in seq["frames"]:
+            if fr.get("dice") and not fr.get("partial"):
+                img = cv2.imread(str(DEFAULT_REAL / seq["folder"] / fr["file"]))
+                read = read_picture(img, field, dice_size=DiceSize())
+                with_dice += 1
+                right += sorted(d.value for d in read.dice) == sorted(fr["dice"])
+    assert with_dice == 29 and right >= 27
 
 
 @needs_models
 def test_read_with_a_board_state_reads_its_dice_at_their_size(tmp_path, capsys):
     """`bgscribe read --board STATE.json` reads the dice at the size the board's state learnt: a rendered
-    board with 24 mm dice (1.5 times the default's), its field given by the state; without the learnt size
-    one die is missed."""
+    board with 24 mm dice (1.5 times the default's), its field given by the state; at the default's size,
+    learnt, one die is missed. A state that has learnt no size yet (the board's first picture) weighs every
+    size, and its heat map also looks at the board shrunk: both dice."""
     from bgscribe.cli import main
 
     rig = Rig.build("clean", EVAL_SEED0 + 977, (1280, 720), schemes=HELD_OUT_SCHEMES, die_size=24.0)
@@ -130,15 +155,16 @@ def test_read_with_a_board_state_reads_its_dice_at_their_size(tmp_path, capsys):
     fx0, fy0, fx1, fy1 = rig.geom.field()
     field = rig.to_image([[fx0, fy0], [fx1, fy0], [fx1, fy1], [fx0, fy1]], scene.shift)
     corners = [[round(float(x), 2), round(float(y), 2)] for x, y in field]
-    learnt = _evidence(0.64, SETTLED_DICE)
+    learnt, default = _evidence(0.64, SETTLED_DICE), _evidence(1.0, SETTLED_DICE)
     read = {}
-    for name, state in (("learnt", {"field": corners, "dice_size": learnt.to_json()}), ("none", {"field": corners})):
+    for name, state in (("learnt", {"field": corners, "dice_size": learnt.to_json()}), ("none", {"field": corners}),
+                        ("default", {"field": corners, "dice_size": default.to_json()})):
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(state))
         assert main(["read", str(still), "--board", str(path), "--json"]) == 0
         read[name] = sorted(d["value"] for d in json.loads(capsys.readouterr().out)["dice"])
-    assert read["learnt"] == [2, 5]
-    assert read["none"] != [2, 5]
+    assert read["learnt"] == [2, 5] and read["none"] == [2, 5]
+    assert read["default"] != [2, 5]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"field": corners, "dice_size": "big"}))
     assert main(["read", str(still), "--board", str(bad)]) == 2
