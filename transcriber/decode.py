@@ -327,7 +327,7 @@ class Decoder:
             if seg.roll.dice is not None:
                 # (a game of one play, doubled and dropped: its opening segment shows the play afterwards)
                 moved = any(t.reads >= 2 and not self._opening_looks(t)[0] for t in seg.settles[1:])
-                played = played or not looks_opening or not _opening_dice(seg.roll) or moved
+                played = played or not looks_opening or moved
                 deep = deep or not (looks_opening or after_opening)
             games[-1].append(seg)
         games = [g for g in games if g]
@@ -579,11 +579,9 @@ class Decoder:
     def _score_now(self, h: Hyp, seg: Segment, cands, opening: bool):
         options = []  # (dice log-prob, roller, roll, play)
         for dice_lp, dice in cands:
-            roller = h.turn if h.turn is not None else self._opening_starter(seg.roll, dice)
-            if roller is None:
-                continue
             roll = (max(dice), min(dice)) if opening else dice
-            options += [(dice_lp, roller, roll, play) for play in legal_plays(h.pos, roller, roll)]
+            for roller in (h.turn,) if h.turn is not None else self._opening_starters(seg.roll, dice):
+                options += [(dice_lp, roller, roll, play) for play in legal_plays(h.pos, roller, roll)]
         if not options:
             return [], np.zeros(0), np.zeros(0, int)
         options += self._shown_plays(h.pos, seg, options[0], {o[3].result for o in options})
@@ -991,19 +989,23 @@ class Decoder:
                                                             flags=[flag])))
         game.winner, game.points = 1 - loser, value * best.cube
 
-    def _opening_starter(self, settle: Settle, dice: tuple[int, int]) -> int | None:
-        """The opening roll: one die in each player's right-hand half; the higher die starts.
-        The bottom player's right is the camera's right (x > 0)."""
+    def _opening_starters(self, settle: Settle, dice: tuple[int, int]) -> tuple[int, ...]:
+        """Who may have started with these dice: the opening roll is one die in each player's right-hand half, and
+        the higher die starts (the bottom player's right is the camera's right, x > 0). Where both dice lie in one
+        half on the opening position (thrown together from one cup, as casual players do), where they lie says
+        nothing: either player, and the board shows which one moved (on any other position they are a later
+        throw's, the opening unseen). Nobody for a double (the opening roll is thrown again)."""
         d = settle.dice
-        if d is None or not d.xs:
-            return None
+        if d is None or not d.xs or dice[0] == dice[1]:
+            return ()
+        one_half = len(d.xs) >= 2 and (all(x > 0 for x in d.xs) or all(x < 0 for x in d.xs))
+        if one_half and self._opening_looks(settle)[0]:
+            return (0, 1)
         # dice[0] is the die read first; with one die read, dice[1] is the missed one, in the other half
         bottom_die = dice[0] if d.xs[0] > 0 else dice[1]
         top_die = dice[1] if d.xs[0] > 0 else dice[0]
-        if bottom_die == top_die:
-            return None
         bottom_player = 0 if self.seating.p0_bottom else 1
-        return bottom_player if bottom_die > top_die else 1 - bottom_player
+        return (bottom_player if bottom_die > top_die else 1 - bottom_player,)
 
     def _flag(self, game: int, action: int, t: float, reason: str, message: str, alternatives=None) -> None:
         self.flags.append({"game": game, "action": action, "t": round(t, 2), "reason": reason,
@@ -1039,12 +1041,6 @@ def _overruled(cands: list[tuple[float, tuple[int, int]]],
         return None
     lp = max((lp for lp, d in cands if sorted(d) == sorted(roll)), default=best_lp - DICE_MARGIN)
     return (best, best_lp - lp) if best_lp - lp > DICE_OVERRULED else None
-
-
-def _opening_dice(settle: Settle) -> bool:
-    """One die in each half (or one die seen: the camera may miss the other)."""
-    d = settle.dice
-    return d is not None and (len(d.xs) == 1 or (len(d.xs) >= 2 and (d.xs[0] > 0) != (d.xs[1] > 0)))
 
 
 def _steps_between(before: Position, after: Position, mover: int) -> tuple:
