@@ -121,7 +121,7 @@ def test_the_pine_boards_dice_are_read_in_the_first_picture_of_the_board():
     """Each of the pine board's labelled frames with dice read as the first picture the board shows, nothing
     learnt of its dice yet: every size is weighed, and the heat map also looks at the board shrunk, where a die
     twice the default's size showing 1 (a big blank face with one pip) stands out. 29 of 29 frames right when
-    measured; 20 with the heat map at the default's size alone (the 1 of a 4-1 and of a 2-1 and the 4 of a 6-4
+    measured; 20 with the heat map at the default's size alone (a 4-1's 1, both dice of a 2-1 and a 6-4's 4
     missed)."""
     seqs = json.loads(LABELS.read_text())["sequences"]
     right = with_dice = 0
