@@ -165,18 +165,22 @@ def _climb(view: View, ps: np.ndarray, levels=LEVELS) -> tuple[np.ndarray, np.nd
     return ps, best
 
 
-def _end_line(view: View, sigma: float, top: np.ndarray, bottom: np.ndarray, which: float) -> float:
-    """The gradient along a half's end (``which`` 0: the quarters' a, 1: their b; between: that share of the way)
-    between the points' tips, where no point is: a field's end is the frame's or the bar's edge, all across the
-    field, and inside a half no such edge runs."""
+def _lines_across(view: View, sigma: float, top: np.ndarray, bottom: np.ndarray, shares: np.ndarray) -> np.ndarray:
+    """The gradient along lines across a half between the points' tips, where no point is, at ``shares`` of the
+    way from the quarters' a (0) to their b (1), one value each: a field's end is the frame's or the bar's edge,
+    all across the field, and inside a half no such edge runs. All the lines sampled at once."""
     gx = view.blurred(0, sigma)
-    x0, x1 = top[0] + which * (top[1] - top[0]), bottom[0] + which * (bottom[1] - bottom[0])
+    x0 = (top[0] + shares * (top[1] - top[0]))[:, None]
+    x1 = (bottom[0] + shares * (bottom[1] - bottom[0]))[:, None]
     y0, y1 = top[3], bottom[3]
     t = np.linspace(0.1, 0.9, 40)
     xs = (x0 + (x1 - x0) * (t * (y1 - y0) + y0 - top[2]) / max(bottom[2] - top[2], 1.0)).astype(np.float32)
-    ys = (y0 + (y1 - y0) * t).astype(np.float32)
-    v = cv2.remap(gx, xs[None], ys[None], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)[0]
-    return float(np.median(v)) / view.mean
+    ys = np.broadcast_to((y0 + (y1 - y0) * t).astype(np.float32), xs.shape).copy()
+    v = cv2.remap(gx, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    return np.median(v, axis=1).astype(np.float64) / view.mean
+
+
+_SHARES = np.arange(7) / 6  # a half's two ends (0, 1) and its five inner point boundaries
 
 
 def _fit_halves(view: View, starts: np.ndarray) -> list[QuarterFit]:
@@ -199,8 +203,8 @@ def _fit_halves(view: View, starts: np.ndarray) -> list[QuarterFit]:
         for j in (0, -1, 1):
             t, b = tried[j][h], tried[j][h + 1]
             pts = _points(view, fine, np.array([t, b]))  # (2, 6)
-            ends = _end_line(view, 1.5, t, b, 0) + _end_line(view, 1.5, t, b, 1)
-            inside = max(_end_line(view, 1.5, t, b, k / 6) for k in range(1, 6))
+            lines = _lines_across(view, 1.5, t, b, _SHARES)
+            ends, inside = lines[0] + lines[-1], lines[1:-1].max()
             rate = float(np.max(pts, 0).mean() + pts.mean() + 0.5 * ends - INSIDE_K * inside)
             if best is None or rate > best[0]:
                 best = (rate, t, b, pts)
