@@ -998,7 +998,7 @@ class Decoder:
         d = settle.dice
         if d is None or not d.xs or dice[0] == dice[1]:
             return ()
-        one_half = len(d.xs) >= 2 and (all(x > 0 for x in d.xs) or all(x < 0 for x in d.xs))
+        one_half = len(d.xs) >= 2 and self._dice_roller(settle) is not None  # (a roller: every die in one half)
         if one_half and self._opening_looks(settle)[0]:
             return (0, 1)
         # dice[0] is the die read first; with one die read, dice[1] is the missed one, in the other half
