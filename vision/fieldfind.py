@@ -28,7 +28,12 @@ each point a triangle whose two sides are straight edges. `find_field`
    its width and height on each side), steps 2-5 over these 16 times as many hypotheses, and keeps the surer
    field, held to a higher bar (`WIDER`). An outline on a board's outer edge or a rim's top leaves the points
    a frame's width inside it, half a point aside of the layout it is scored with, where they rate below the
-   table's clutter (real pictures, 2026-12-04: within 1.5 % 66 -> 80 of 134, within 5 % 103 -> 113).
+   table's clutter (real pictures, 2026-12-04: within 1.5 % 66 -> 80 of 134, within 5 % 103 -> 113);
+7. where still none is sure, takes the outlines the points' tips give (`vision.pointtips`: rows of tips, the
+   rims a point's length beyond them), steps 2-5 again, held to the insets' bar (`from_tips`). A rim of the
+   field's own colour, a hand over a corner or a board seen askew leave no outline of the field, and the tips
+   still show (real pictures, 2026-12-05: within 1.5 % 96 -> 100 of 134, within 5 % 117 -> 123, found 97 -> 103,
+   none wrong but sure, no-board pictures 0 of 40).
 
 Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse on the
 real pictures (against the labels before 2026-12-04): the score's optimum is the points' layout, which on real boards
@@ -63,6 +68,7 @@ from .fieldlines import line_quads
 from .fieldsnap import snap
 from .pointedges import BARS, SHAPES, SIDE_SAMPLES, Edges
 from .pointfit import fit
+from .pointtips import tip_quads
 from .rimfit import fit_rims
 
 WORK_W = 640  # px: the long side of the working copy
@@ -297,7 +303,8 @@ def find_field(picture: np.ndarray) -> FieldFit:
     sides are put on the board's straight edges nearby where the points' edges agree
     (`vision.fieldsnap.snap`), and the points' own fit (`judged`) weighs it. Where that is not sure, each
     outline is tried again with a frame inside it (`INSETS`: an outline on a board's outer edge leaves the
-    points a frame's width away, where they rate below the table's clutter), and the surer field is kept."""
+    points a frame's width away, where they rate below the table's clutter), and the surer field is kept; where
+    that is not sure either, the outlines the points' tips give (`from_tips`)."""
     img, s = working_copy(picture)
     h, w = img.shape[:2]
     edges = Edges(img)
@@ -305,9 +312,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
     quads += _unions(quads, w, h)
     quads += network_proposals(img)  # the network sees 256 px: its edges refined on the copy, not the picture
     quads += [order_corners(q) for q in line_quads(img)]
-    # r: which way round (the bar between the halves of side TL-TR)
-    ways = [(r, np.roll(q, -r, 0)) for q in _dedupe(quads, w, h) for r in range(2)]
-    ways = [(r, q) for r, q in ways if in_view(q, w, h) and _field_shaped(q) and _area(q) >= MIN_AREA * w * h]
+    ways = _ways(_dedupe(quads, w, h), w, h)
     if not ways:
         return FieldFit(np.float64([[0, 0], [w, 0], [w, h], [0, h]]) / s, 0.0, 0.08, 0.46)
     fit = _best(picture, img, s, edges, ways)
@@ -317,7 +322,33 @@ def find_field(picture: np.ndarray) -> FieldFit:
     framed = _best(picture, img, s, edges, [(r, q) for r, q in inset if _area(q) >= MIN_AREA * w * h], INSET_LOOK)
     # 16 times the hypotheses, 16 times the chances of a wrong one rating well: held to a higher bar
     framed.quality = float(np.clip((framed.quality - WIDER) / (1 - WIDER), 0.0, 1.0))
-    return framed if (framed.quality, framed.score) > (fit.quality, fit.score) else fit
+    fit = framed if (framed.quality, framed.score) > (fit.quality, fit.score) else fit
+    if fit.found:
+        return fit
+    tipped = from_tips(picture, img, s, edges)
+    return tipped if tipped is not None and (tipped.quality, tipped.score) > (fit.quality, fit.score) else fit
+
+
+def _ways(quads: list[np.ndarray], w: int, h: int) -> list[tuple[int, np.ndarray]]:
+    """Each outline both ways round (r: 1 where the bar lies between the halves of its side TR-BR, not TL-TR), where
+    it lies in a ``w`` x ``h`` picture, is shaped like a field and large enough to be one."""
+    ways = [(r, np.roll(q, -r, 0)) for q in quads for r in range(2)]
+    return [(r, q) for r, q in ways if in_view(q, w, h) and _field_shaped(q) and _area(q) >= MIN_AREA * w * h]
+
+
+def from_tips(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges) -> FieldFit | None:
+    """The field of the best of the outlines the points' tips give (`vision.pointtips`; ``img`` the working copy of
+    ``picture``, shrunk by ``s``), held to the insets' higher bar (`WIDER`); None where they give none. The last
+    resort where no outline gives a sure field: rows of tips make nine outlines a pair, their ends a point or two
+    aside among them, and a bar a point wider takes up such a point (the edges then score the field a point too long
+    at one end as well as the right one), while a sure outline is the board's own edge."""
+    h, w = img.shape[:2]
+    ways = _ways([order_corners(q) for q in tip_quads(img)], w, h)
+    if not ways:
+        return None
+    fit = _best(picture, img, s, edges, ways)
+    fit.quality = float(np.clip((fit.quality - WIDER) / (1 - WIDER), 0.0, 1.0))
+    return fit
 
 
 INSETS = (0.0, 0.025, 0.05, 0.075)  # a frame inside an outline, share of its width and height on each side

@@ -21,13 +21,15 @@ PARALLEL = np.deg2rad(20)  # opposite sides of a field seen in perspective diffe
 CROSSING = np.deg2rad(50)  # and the two pairs cross at least this steeply
 
 
+def segments(img: np.ndarray) -> np.ndarray:
+    """The picture's line segments (LSD): (N, 4) x0, y0, x1, y1."""
+    segs = cv2.createLineSegmentDetector().detect(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))[0]
+    return np.zeros((0, 4)) if segs is None else segs.reshape(-1, 4).astype(np.float64)
+
+
 def lines(img: np.ndarray) -> list[tuple[float, float, float]]:
     """The picture's long straight lines: (angle 0..pi of the normal, offset along it, support in px)."""
-    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    segs = cv2.createLineSegmentDetector().detect(gray)[0]
-    if segs is None:
-        return []
-    segs = segs.reshape(-1, 4).astype(np.float64)
+    segs = segments(img)
     diag = float(np.hypot(*img.shape[:2]))
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
     keep = length >= MIN_SEGMENT * diag

@@ -1,0 +1,235 @@
+"""Candidate fields from the points' tips.
+
+A point is a long thin triangle: its two long sides meet at its tip at an acute angle. Where no outline and no
+pair of lines gives the field (a rim of the field's own colour, a hand over a corner, a board seen askew), the
+tips still show: up to twelve a row on a straight line (a homography keeps lines straight), each pointing across
+the field. `tips` finds them where the lines of two of the picture's segments (`vision.fieldlines.segments`, the
+pieces texture breaks a side into joined first) meet at an acute angle just beyond an end of each; `tip_quads`
+gathers them into rows and makes fields of every two rows pointing opposite ways: where their tips face each
+other (a board's two rows), each rim lies a point's length beyond its tips, and each end half a point to two and
+a half points beyond the outermost tip (a point under a stack shows none), along that tip's axis. Neighbouring
+points' sides also meet, on the rim, in a V like a tip's: two rows of such Vs opening towards each other are the
+rims themselves. `vision.fieldfind` judges these outlines like its own (`fieldfind.from_tips`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .fieldlines import segments
+
+PIECE_MIN = 0.01  # a piece of a side is this long at least (share of the diagonal)
+JOIN_OFF = 0.002  # pieces of one side lie within this of its line (share of the diagonal)
+JOIN_GAP = 0.01  # with gaps up to this between them
+SIDE_MIN = 0.04  # a point's side is a segment this long at least (share of the picture's diagonal)
+MEET = 0.012  # two sides' lines meet this close to an end of each (share of the diagonal) or
+TIP_REACH = 0.5  # beyond it by up to this share of the side's length
+APEX = (6.0, 50.0)  # degrees: a tip's angle, from a long point seen obliquely to a short wide one
+SIDES_ALIKE = 0.5  # a tip's shorter side at least this share of its longer one
+ROW_OFF = 0.012  # a tip lies on a row's line within this (share of the diagonal)
+ROW_TURN = np.deg2rad(25)  # and points within this of the row's way
+PAIR_TURN = np.deg2rad(20)  # two tips that found a row point alike within this
+ACROSS = np.deg2rad(35)  # a row's tips point across it within this
+ROW_MIN = 3  # tips a row
+ROW_GAP = 3.2  # a gap this many times the row's usual spacing ends it (another board, a tray)
+ENDS = (0.5, 1.5, 2.5)  # each end this many points beyond the outermost tip seen
+
+
+def joined(segs: np.ndarray, diag: float) -> np.ndarray:
+    """Segments on one line with short gaps between them, joined end to end (texture, felt or grain or a renderer's
+    noise, breaks a point's side into pieces a third of its length or less): (N, 4), pieces under `PIECE_MIN` left
+    out. Each group of pieces joined one after another becomes its longest piece's line, from the first end to the
+    last."""
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    keep = length >= PIECE_MIN * diag
+    segs, length = segs[keep], length[keep]
+    n = len(segs)
+    if n < 2:
+        return segs
+    d = (segs[:, 2:] - segs[:, :2]) / length[:, None]
+    i, j = np.triu_indices(n, 1)
+    a, b = np.where(length[j] > length[i], j, i), np.where(length[j] > length[i], i, j)  # a: the longer
+    nrm = np.stack([-d[a, 1], d[a, 0]], 1)
+    s0, s1 = segs[b, :2] - segs[a, :2], segs[b, 2:] - segs[a, :2]
+    off = np.maximum(np.abs((s0 * nrm).sum(1)), np.abs((s1 * nrm).sum(1)))
+    t0, t1 = (s0 * d[a]).sum(1), (s1 * d[a]).sum(1)
+    gap = np.maximum(np.minimum(t0, t1) - length[a], -np.maximum(t0, t1))  # beyond a's ends (< 0: overlapping)
+    ok = (off <= JOIN_OFF * diag) & (gap <= JOIN_GAP * diag)
+    parent = list(range(n))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for x, y in zip(a[ok], b[ok]):
+        parent[root(int(x))] = root(int(y))
+    groups: dict[int, list[int]] = {}
+    for k in range(n):
+        groups.setdefault(root(k), []).append(k)
+    out = []
+    for g in groups.values():
+        ref = max(g, key=lambda k: length[k])
+        ends = segs[g].reshape(-1, 2)
+        t = (ends - segs[ref, :2]) @ d[ref]
+        out.append(np.concatenate([segs[ref, :2] + t.min() * d[ref], segs[ref, :2] + t.max() * d[ref]]))
+    return np.array(out)
+
+
+def tips(img: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the lines of two long segments of similar length meet at an acute angle just beyond an end of each:
+    (N, 2) tips, (N, 2) unit axes (from the tip between the two sides, towards the base), (N,) how far the longer
+    side reaches from the tip; in ``img``'s pixels. Lines, not ends: a point's sides fade into its tip, where
+    the segments stop short of it."""
+    diag = float(np.hypot(*img.shape[:2]))
+    segs = joined(segments(img), diag)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    keep = length >= SIDE_MIN * diag
+    segs, length = segs[keep], length[keep]
+    if len(segs) < 2:
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0)
+    p0, d = segs[:, :2], (segs[:, 2:] - segs[:, :2]) / length[:, None]
+    i, j = np.triu_indices(len(segs), 1)
+    alike = np.minimum(length[i], length[j]) >= SIDES_ALIKE * np.maximum(length[i], length[j])
+    i, j = i[alike], j[alike]
+    cross = d[i, 0] * d[j, 1] - d[i, 1] * d[j, 0]
+    sin_lo, sin_hi = np.sin(np.deg2rad(APEX[0])), np.sin(np.deg2rad(APEX[1]))
+    ok = (np.abs(cross) >= sin_lo) & (np.abs(cross) <= sin_hi)
+    i, j, cross = i[ok], j[ok], cross[ok]
+    # where the lines meet: ti along segment i from its first end, tj along j (0..length: on the segment)
+    w = p0[j] - p0[i]
+    ti = (w[:, 0] * d[j, 1] - w[:, 1] * d[j, 0]) / cross
+    tj = (w[:, 0] * d[i, 1] - w[:, 1] * d[i, 0]) / cross
+    near = MEET * diag
+    li, lj = length[i], length[j]
+    start_i, start_j = (ti >= -TIP_REACH * li) & (ti <= near), (tj >= -TIP_REACH * lj) & (tj <= near)
+    end_i = (ti >= li - near) & (ti <= (1 + TIP_REACH) * li)
+    end_j = (tj >= lj - near) & (tj <= (1 + TIP_REACH) * lj)
+    ok = (start_i | end_i) & (start_j | end_j)
+    at = p0[i] + ti[:, None] * d[i]
+    # each side's way from the tip to its far end
+    axis = np.where(start_i[:, None], d[i], -d[i]) + np.where(start_j[:, None], d[j], -d[j])
+    norm = np.linalg.norm(axis, axis=1)
+    ok &= norm > 1.5  # both sides leave the tip one way: an acute angle, not its supplement
+    # a side's reach: from the tip to its far end
+    reach_i, reach_j = np.where(start_i, li - ti, ti), np.where(start_j, lj - tj, tj)
+    at, axis, size = at[ok], axis[ok] / norm[ok, None], np.maximum(reach_i, reach_j)[ok]
+    # one tip where several pairs of sides meet near one place: a thin drawn side shows two edges, and their pairs
+    # meet apart along the axis (edges 2 px apart, a 13-degree tip: 17 px), so the middle of those that do
+    groups: list[list[int]] = []
+    for k in np.argsort(-size):
+        for g in groups:
+            rel = at[k] - at[g[0]]
+            if axis[k] @ axis[g[0]] >= 0.9 and abs(rel @ axis[g[0]]) <= 4 * near and abs(
+                    rel[0] * axis[g[0], 1] - rel[1] * axis[g[0], 0]) <= near:
+                g.append(k)
+                break
+        else:
+            groups.append([k])
+    out_at = np.array([at[g].mean(0) for g in groups]).reshape(-1, 2)
+    out_axis = np.array([axis[g].mean(0) / np.linalg.norm(axis[g].mean(0)) for g in groups]).reshape(-1, 2)
+    out_size = np.array([max(size[k] + (at[k] - out_at[n]) @ out_axis[n] for k in g) for n, g in enumerate(groups)])
+    return out_at, out_axis, out_size
+
+
+def _rows(at: np.ndarray, axis: np.ndarray, diag: float) -> list[np.ndarray]:
+    """Tips on one line, pointing one way across it: index arrays, largest first, each tip in one row at most, a row
+    cut where its tips are far apart."""
+    n = len(at)
+    i, j = np.triu_indices(n, 1)
+    way = axis[i] + axis[j]
+    way /= np.maximum(np.linalg.norm(way, axis=1, keepdims=True), 1e-9)
+    along = at[j] - at[i]
+    dist = np.linalg.norm(along, axis=1)
+    along /= np.maximum(dist, 1e-9)[:, None]
+    ok = (axis[i] * axis[j]).sum(1) >= np.cos(PAIR_TURN)
+    ok &= (dist >= 0.02 * diag) & (np.abs((along * way).sum(1)) <= np.sin(ACROSS))
+    i, j, way, along = i[ok], j[ok], way[ok], along[ok]
+    normal = np.stack([-along[:, 1], along[:, 0]], 1)
+    off = np.abs(((at[None] - at[i][:, None]) * normal[:, None]).sum(2))  # (pairs, n)
+    inliers = (off <= ROW_OFF * diag) & ((axis[None] * way[:, None]).sum(2) >= np.cos(ROW_TURN))
+    used = np.zeros(n, bool)
+    out = []
+    for p in np.argsort(-inliers.sum(1), kind="stable"):
+        idx = np.where(inliers[p] & ~used)[0]
+        if len(idx) < ROW_MIN:
+            continue
+        t = at[idx] @ along[p]
+        idx, t = idx[np.argsort(t)], np.sort(t)
+        gaps = np.diff(t)
+        usual = np.median(np.sort(gaps)[:max(1, len(gaps) // 2)])
+        for part in np.split(idx, np.where(gaps > ROW_GAP * usual)[0] + 1):
+            if len(part) >= ROW_MIN:
+                used[part] = True
+                out.append(part)
+    return out
+
+
+def _spacing(gaps: np.ndarray) -> float:
+    """A point's width: the spacing that explains most gaps between neighbouring tips as one to three points (the
+    tips of points under stacks are not seen); 0 where none."""
+    gaps = gaps[gaps > 0]
+    best, width = 0, 0.0
+    for p in np.sort(gaps):
+        r = gaps / p
+        k = np.round(r)
+        ok = (np.abs(r - k) < 0.18) & (k >= 1) & (k <= 3)
+        if ok.sum() > best:
+            best, width = int(ok.sum()), float(np.median(gaps[ok] / k[ok]))
+    return width
+
+
+def _row(at: np.ndarray, axis: np.ndarray, size: np.ndarray):
+    """A row's tips in order along it (N, 2) with their axes (N, 2), its direction along them, its mean axis, and
+    a point's length (the longest side seen: most points' sides end short of the rim, under checkers)."""
+    c = at.mean(0)
+    u = np.linalg.svd(at - c)[2][0]
+    o = np.argsort((at - c) @ u)
+    ax = axis.mean(0)
+    return at[o], axis[o], u, ax / np.linalg.norm(ax), float(size.max())
+
+
+def _meet(p: np.ndarray, d: np.ndarray, q: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Where the line through ``p`` along ``d`` meets the one through ``q`` along ``e``."""
+    t = np.linalg.solve(np.array([d, -e]).T, q - p)
+    return p + t[0] * d
+
+
+def tip_quads(img: np.ndarray) -> list[np.ndarray]:
+    """Quadrilaterals whose long sides are the rims of two rows of points (``img``'s pixels, any corner order)."""
+    diag = float(np.hypot(*img.shape[:2]))
+    at, axis, size = tips(img)
+    if len(at) < 2 * ROW_MIN:
+        return []
+    rows = [_row(at[r], axis[r], size[r]) for r in _rows(at, axis, diag)]
+    out = []
+    for a in range(len(rows)):
+        for b in range(a + 1, len(rows)):
+            (pa, xa, ua, axa, ha), (pb, xb, ub, axb, hb) = rows[a], rows[b]
+            if axa @ axb > -0.8 or abs(ua @ ub) < np.cos(np.deg2rad(20)):
+                continue  # not pointing opposite ways, or not alike
+            if ua @ ub < 0:
+                ub, pb, xb = -ub, pb[::-1], xb[::-1]
+            if (pb[0] - pa[0]) @ axa < 0:  # tips facing each other: the rims lie a point's length beyond them
+                ra, rb = pa[0] + axa * ha, pb[0] + axb * hb
+            else:  # Vs pointing away from each other: the rims
+                ra, rb = pa[0], pb[0]
+            width = _spacing(np.concatenate([np.diff(pa @ ua), np.diff(pb @ ub)]))
+            if width <= 0.01 * diag:
+                continue
+            u = (ua + ub) / np.linalg.norm(ua + ub)
+            # each end: beyond the row's outermost tip that lies further out, across the rows along its axis (lines
+            # parallel on the board stay nearly so in the picture)
+            first = (pa[0], xa[0], ua) if pa[0] @ u <= pb[0] @ u else (pb[0], xb[0], ub)
+            last = (pa[-1], xa[-1], ua) if pa[-1] @ u >= pb[-1] @ u else (pb[-1], xb[-1], ub)
+            for kl in ENDS:
+                for kh in ENDS:
+                    p0, d0 = first[0] - kl * width * first[2], first[1]
+                    p1, d1 = last[0] + kh * width * last[2], last[1]
+                    try:
+                        out.append(np.array([_meet(ra, ua, p0, d0), _meet(ra, ua, p1, d1),
+                                             _meet(rb, ub, p1, d1), _meet(rb, ub, p0, d0)]))
+                    except np.linalg.LinAlgError:  # an end along a rim: no field
+                        continue
+    return out
