@@ -380,10 +380,19 @@ def confirm_field(field: dict, args, server: str, admin: str, still) -> bool:
                              "dashboard")
         return False
     path = args.save_still
-    if not path:
+    if not path:  # a picture to look at while the question is asked, removed once it is answered
         fd, path = tempfile.mkstemp(prefix=f"bgscribe-board{args.board}-field-", suffix=".jpg")
         os.close(fd)
         cv2.imwrite(path, draw_field(still, field))
+    try:
+        return _ask_and_keep(field, args, server, admin, path)
+    finally:
+        if not args.save_still:
+            os.unlink(path)
+
+
+def _ask_and_keep(field: dict, args, server: str, admin: str, path: str) -> bool:
+    """The question, with the outline drawn at ``path``; on yes, the field kept on the server."""
     # the question and its outcome on stderr: stdout stays the grade (JSON with --json)
     if not field["found"]:
         print(f"The outline is not sure: the board's points lie {field['points_off']:.1f} point widths from it "

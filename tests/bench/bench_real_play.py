@@ -196,11 +196,11 @@ def score_plays(labelled: list[dict], got: list[dict]) -> dict:
     return f
 
 
-def bench_play(real: Path, seq: dict, adapter, hold: float, keep: Path | None,
+def bench_play(real: Path, seq: dict, adapter, hold: float, work: Path, keep: bool,
                state_from: Path | None = None) -> tuple[dict, Path]:
-    """The sequence as footage, observed and transcribed: its figures, and the board state the observer left
-    (``state_from``: a board state to start from, what an earlier game on this board taught)."""
-    work = keep or Path(tempfile.mkdtemp(prefix="bgscribe-realplay-"))
+    """The sequence as footage in ``work``, observed and transcribed: its figures, and the board state the observer
+    left (``state_from``: a board state to start from, what an earlier game on this board taught); ``keep``: the
+    report and the frames' spans written beside them."""
     work.mkdir(parents=True, exist_ok=True)
     video, obs, state = work / "play.mp4", work / "play.jsonl", work / "board-state.json"
     state.unlink(missing_ok=True)
@@ -243,6 +243,11 @@ def main() -> None:
     if not (args.real / "sequences-wood-board").is_dir():
         print(json.dumps({"benchmark": "real_play", "skipped": f"no real sequences at {args.real}"}))
         return
+    with tempfile.TemporaryDirectory(prefix="bgscribe-realplay-") as tmp:  # 15 MB of footage a run: not left behind
+        print(json.dumps(run(args, args.keep or Path(tmp)), indent=1))
+
+
+def run(args, base: Path) -> dict:
     seqs = json.loads(LABELS.read_text())["sequences"]
     out: dict = {"benchmark": "real_play", "hold_s": args.hold}
     names = [n for n in seqs if not args.only or n == args.only]
@@ -256,7 +261,7 @@ def main() -> None:
         res = {"frames": bench_frames(args.real, seq, adapters[name])}
         for tag, adp in (("shipped", None),) + (() if args.no_adapt else (("adapted", adapters[name]),)):
             res[f"play_{tag}"], states[name, tag] = bench_play(
-                args.real, seq, adp, args.hold, args.keep / f"{name}-{tag}" if args.keep else None)
+                args.real, seq, adp, args.hold, base / f"{name}-{tag}", bool(args.keep))
         out[name] = res
     # The sequences are games on one board: each again, starting from what the other game taught the observer
     # (its board state: checker colours, tray end, how big the dice look), as a match's later games start.
@@ -266,8 +271,8 @@ def main() -> None:
         if other is not None:
             out[name][f"play_{tag}_after_{other}"], _ = bench_play(
                 args.real, seqs[name], adapters[name] if tag == "adapted" else None, args.hold,
-                args.keep / f"{name}-{tag}-after-{other}" if args.keep else None, state_from=states[other, tag])
-    print(json.dumps(out, indent=1))
+                base / f"{name}-{tag}-after-{other}", bool(args.keep), state_from=states[other, tag])
+    return out
 
 
 if __name__ == "__main__":

@@ -63,7 +63,9 @@ def test_good_setup_passes(good, tmp_path, kind):
     assert rc == 0, json.dumps(doc, indent=1)
     assert doc["passed"] and doc["failed"] == [] and doc["board"] == 7
     checks = {c["name"]: c for c in doc["checks"]}
-    assert checks["frame_rate"]["status"] == "pass" and 12 <= checks["frame_rate"]["values"]["fps"] <= 18
+    # 15 frames/s sent: ffmpeg -re catches up after a stall on a loaded machine (19.6 once while the suite shared
+    # the cores with a benchmark), where a camera would drop frames
+    assert checks["frame_rate"]["status"] == "pass" and 12 <= checks["frame_rate"]["values"]["fps"] <= 21
     assert checks["resolution"]["values"]["px_per_die"] > 15
     assert doc["size"] == [1280, 720]
 
@@ -135,7 +137,8 @@ def _field_truth(rig):
 @needs_ffmpeg
 def test_found_field_shown_and_confirmed_on_the_server(good, tmp_path):
     """check-camera finds the playing field, draws it on the saved still, and on the person's "y" keeps it on
-    the server as the board's field (real server on 127.0.0.1); "n" keeps nothing; given corners are used."""
+    the server as the board's field (real server on 127.0.0.1); "n" keeps nothing; given corners are used. The still
+    drawn for the question, where none is asked to be saved, is removed once it is answered."""
     import os
 
     import numpy as np
@@ -161,8 +164,12 @@ def test_found_field_shown_and_confirmed_on_the_server(good, tmp_path):
         assert err < 0.03, doc["field"]
         assert cv2.imread(str(still)).shape == (720, 1280, 3)
         assert server.staff("GET", "/api/v1/boards/7/field").json()["field"] is None
+        env["TMPDIR"] = str(tmp_path / "tmp")  # where the still to look at is written without --save-still
+        (tmp_path / "tmp").mkdir()
         r = run("y\n", "--confirm")
         assert r.returncode == 0 and "field confirmed" in r.stderr, r.stderr
+        assert str(tmp_path / "tmp" / "bgscribe-board7-field-") in r.stderr  # shown to the person, then removed
+        assert not list((tmp_path / "tmp").glob("bgscribe-board7-field-*"))
         kept = np.array(server.staff("GET", "/api/v1/boards/7/field").json()["field"]["corners"]) * [1280, 720]
         assert np.abs(kept - np.array(doc["field"]["corners"])).max() < 0.5
         given = " ".join(f"{x:.0f},{y:.0f}" for x, y in truth[::-1])
