@@ -39,6 +39,7 @@ NAMES = ("points", "bar", "tray", "dice_heat", "dice", "cube")
 
 N_POINT_CLASSES = 1 + 2 * MAX_COUNT  # empty, light 1..15, dark 1..15
 DIE_CROP = 48  # px of the full-resolution board (32 mm) around a die candidate
+OFF_FIELD_MM = 8.0  # a die's centre this far outside the playing field is off it (a found field is ~1 % off)
 DIE_PX = 24  # px a default 16 mm die spans in that crop (1.5 px/mm); real dice, often 12-16 mm, span 18-24
 HEAT_STRIDE = 4  # heat-map cells per pixel of the half-resolution board
 HEAT_MIN_SCALE = 0.8  # the heat map never sees the board smaller: checkers shrink to a die's size and it fires on
@@ -476,8 +477,7 @@ class Readers:
         n = len(centres)
         by_scale = {s: probs_all[i * n:(i + 1) * n] for i, s in enumerate(scales)}
         if learning:  # from the candidates that are dice at the default's crop, off the bar
-            dice = [k for k, c in enumerate(centres)
-                    if by_scale[1.0][k, 0] < 0.5 and not bx0 < rect_to_mm(c, geom)[0] < bx1]
+            dice = [k for k, c in enumerate(centres) if by_scale[1.0][k, 0] < 0.5 and _where_dice_lie(c, geom)]
             if dice:
                 size.learn({s: p[dice] for s, p in by_scale.items()})
             # the size still open: every scale's reading, weighed by how likely it is the board's (this read's dice
@@ -497,7 +497,7 @@ class Readers:
             cx = c[0] + float(aux[k, 2]) * DIE_CROP / 2 / scale
             cy = c[1] + float(aux[k, 3]) * DIE_CROP / 2 / scale
             xy = rect_to_mm((cx, cy), geom)
-            if bx0 < xy[0] < bx1:  # on the bar: a hinge, a screw, or a die that must be thrown again
+            if not _where_dice_lie((cx, cy), geom):
                 continue
             out.append(DieReading(values, xy, cocked=float(_sigmoid(aux[k, 0])),
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
@@ -566,6 +566,18 @@ def _as_bgr(rect: np.ndarray) -> np.ndarray:
     if rect.ndim == 2:
         rect = cv2.cvtColor(rect, cv2.COLOR_GRAY2BGR)
     return np.ascontiguousarray(rect)
+
+
+
+def _where_dice_lie(c: tuple[float, float], geom: BoardGeometry) -> bool:
+    """Whether a die candidate centred at ``c`` (rectified px) lies where a roll's die may rest: on the playing field
+    (within `OFF_FIELD_MM`: a found field is a percent or so off), off the bar. Anything else is a hinge, a screw, a
+    tray's label or a die that must be thrown again (rule 4.2: flat on the playing surface, right of the bar)."""
+    x, y = rect_to_mm(c, geom)
+    bx0, _, bx1, _ = geom.bar_rect()
+    fx0, fy0, fx1, fy1 = geom.field()
+    return (not bx0 < x < bx1 and fx0 - OFF_FIELD_MM <= x <= fx1 + OFF_FIELD_MM
+            and fy0 - OFF_FIELD_MM <= y <= fy1 + OFF_FIELD_MM)
 
 
 def _dedupe(dice: list[DieReading], min_mm: float = 10.0) -> list[DieReading]:

@@ -323,3 +323,21 @@ def test_a_board_reads_at_most_fifteen_checkers_a_colour():
     hidden = list(slots)
     hidden[16] = empty  # five under a hand: 10 dark read, as they are
     assert within_the_checkers(hidden)[0] == (0, 5) and sum(d for _, d in within_the_checkers(hidden)) == 10
+
+
+def test_a_die_off_the_playing_field_is_no_roll(readers):
+    """Rule 4.2: a roll's dice rest flat on the playing surface, right of the bar. A die lying in a tray is read as
+    no die (nor is a tray's label, a screw, or the cube resting there: on a stock photo the cube's 64 was read as a
+    5); the same die on the field is read."""
+    rng = np.random.default_rng(3)
+    rig = _rigs("standard")[True]
+    tx0, ty0, tx1, ty1 = rig.geom.tray_rect(False)
+    hx0, _, _, _ = rig.geom.right_half(True)
+    for on_field in (False, True):
+        x, y = ((tx0 + tx1) / 2, (ty0 + ty1) / 2) if not on_field else (hx0 + 60, 10.0)
+        scene = Scene(counts=np.zeros((27, 2), np.int16), dice=(Die(4, x, y, 20.0), Die(2, hx0 + 30, -30.0, 35.0)),
+                      cube_value=1, cube_place="centre")
+        f = render(rig, scene, rng, corner_noise=0.0, jpeg=90)
+        _, dice, _ = readers.read_board(f.rect, f.geom)
+        fours = [d for d in dice if d.value == 4]
+        assert len(fours) == on_field, (on_field, [(d.value, d.xy) for d in dice])
