@@ -346,18 +346,20 @@ def test_real_field_inside_its_frame():
 @real
 def test_real_fields_no_outline_gives_found_by_the_points_tips():
     """Pictures where no outline, nor one with a frame inside it, gave a sure field (2026-12-05): a rim of the
-    field's own colour (the pine board), a printed board under a hand, a phone photo from the side, a stock photo
-    stretched square. The points' tips give 5 of these 6 within 1.5 % of the diagonal, sure, when written (none
+    field's own colour (the pine board), a printed board under a hand, phone photos from the side (one's tray,
+    leather like its frame, taken in by the best ranked outline: two placed where they rank alike), a stock photo
+    stretched square. The points' tips give 6 of these 7 within 1.5 % of the diagonal, sure, when written (none
     found before), and none wrong."""
     labels = json.loads(LABELS.read_text())["pictures"]
-    names = ["photos-jvitors23/3913.jpg", "sequences-wood-board/seq_F_1280x720/frame_18_1.58.jpg",
+    names = ["photos-jvitors23/3913.jpg", "photos-jvitors23/20190908_135102.jpg",
+             "sequences-wood-board/seq_F_1280x720/frame_18_1.58.jpg",
              "sequences-wood-board/seq_F_1280x720/frame_112_1.07.jpg",
              "sequences-wood-board/seq_G_1064x600/frame_193_3.29.jpg",
              "webcam-printed-board/data__2024-03-16_16_00_45_frame10.jpg",
              "roboflow-backgammon/images/valid__image015-_png.rf.588bfe4e8b4990b755d52f32c6a0ec9e.jpg"]
     fits = [(find_field(cv2.imread(str(DEFAULT_REAL / n))), np.array(labels[n]["field"])) for n in names]
     errors = [corner_error(f.corners, truth) for f, truth in fits]
-    assert sum(f.found and e <= 0.015 for (f, _), e in zip(fits, errors)) >= 4, errors
+    assert sum(f.found and e <= 0.015 for (f, _), e in zip(fits, errors)) >= 5, errors
     assert not any(f.found and e > 0.05 for (f, _), e in zip(fits, errors)), errors
 
 
