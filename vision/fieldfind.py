@@ -32,7 +32,7 @@ each point a triangle whose two sides are straight edges. `find_field`
 7. where still none is sure, takes the outlines the points' tips give (`vision.pointtips`: rows of tips, the
    rims a point's length beyond them), steps 2-5 again, held to the insets' bar (`from_tips`). A rim of the
    field's own colour, a hand over a corner or a board seen askew leave no outline of the field, and the tips
-   still show (real pictures, 2026-12-05: within 1.5 % 96 -> 101 of 134, within 5 % 117 -> 124, found 97 -> 105,
+   still show (real pictures, 2026-12-05: within 1.5 % 96 -> 100 of 134, within 5 % 117 -> 123, found 97 -> 107,
    none wrong but sure, no-board pictures 0 of 40).
 
 Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse on the
@@ -346,7 +346,9 @@ def from_tips(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges) -> F
     ways = _ways([order_corners(q) for q in tip_quads(img)], w, h)
     if not ways:
         return None
-    fit = _best(picture, img, s, edges, ways, tries=TIP_TRIES)
+    # each also placed as it is: its sides come from the points, and the straight edge nearest can be a tray's (a
+    # stream frame 5.7 -> 1.9 %, a phone photo 6.0 -> 1.7 %, both found; a phone photo found 0.5 % off only snapped)
+    fit = _best(picture, img, s, edges, ways, tries=TIP_TRIES, snaps=(2, 0))
     fit.quality = float(np.clip((fit.quality - WIDER) / (1 - WIDER), 0.0, 1.0))
     return fit
 
@@ -364,26 +366,29 @@ INSET_LOOK = 12  # samples a side in the first look at the inset outlines, which
 
 
 def _best(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges, ways: list, look: int = SIDE_SAMPLES,
-          tries: int = 1) -> FieldFit:
+          tries: int = 1, snaps: tuple[int, ...] = (2,)) -> FieldFit:
     """The field of the best of the outlines ``ways`` ((r, quad) in the working copy ``img``, shrunk by ``s``
     from ``picture``): ranked by the points' edges, snapped, judged, put where the points end. ``tries``: that many
-    of the best ranked (those within `RIVAL` of the best's score), each placed, and the surest field kept."""
+    of the best ranked (those within `RIVAL` of the best's score), each placed once for each of ``snaps`` (how many
+    times it is put on the straight edges nearby; 0: as it is), and the surest field kept."""
     # a first look with four shapes (``look`` samples a side) keeps the likeliest (a fifth of the coarse grid's
     # cost), which the grid ranks
     pre = np.argsort(-edges.scores([q for _, q in ways], PRE_SHAPES, look)[0], kind="stable")[:PRE_KEEP]
     sc = edges.scores([ways[i][1] for i in pre])[0]
     order = np.argsort(-sc, kind="stable")[:tries]
-    fits = [_placed(picture, img, s, edges, *ways[pre[k]])
-            for k in order if k == order[0] or sc[k] >= RIVAL * sc[order[0]]]
+    fits = [_placed(picture, img, s, edges, *ways[pre[k]], n)
+            for k in order if k == order[0] or sc[k] >= RIVAL * sc[order[0]] for n in snaps]
     return max(fits, key=lambda f: (f.quality, f.score))
 
 
 RIVAL = 0.9  # an outline ranked this near the best (of its score) is tried too, where more than one is
 
 
-def _placed(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges, r: int, q: np.ndarray) -> FieldFit:
-    """One outline snapped, judged, put where the points end, and weighed against itself a point aside."""
-    for _ in range(2):  # a second time from the first's lines: a side reaches twice as far
+def _placed(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges, r: int, q: np.ndarray,
+            snaps: int = 2) -> FieldFit:
+    """One outline snapped ``snaps`` times, judged, put where the points end, and weighed against itself a point
+    aside."""
+    for _ in range(snaps):  # a second time from the first's lines: a side reaches twice as far
         # each outline judged with its own best shape: the candidate's (fitted to the frame, say) can rate
         # the true field far below it
         q, _ = snap(q, lambda t: edges.scores(t)[0], (edges.gx, edges.gy))

@@ -364,6 +364,18 @@ def test_real_fields_no_outline_gives_found_by_the_points_tips():
 
 
 @real
+def test_real_tips_outline_placed_as_it_is():
+    """A tips' outline put on the straight edges nearest can land on a tray's (a stream frame: 5.7 %, not sure) or
+    the frame's (a phone photo: 6.0 %); placed as it is too, the surer kept, both are found within 3 % (1.9 and
+    1.7 % when written), while one found only snapped stays found."""
+    labels = json.loads(LABELS.read_text())["pictures"]
+    for n in ("streams/test11.jpg", "photos-jvitors23/20190908_134913.jpg", "photos-jvitors23/3913.jpg"):
+        fit = find_field(cv2.imread(str(DEFAULT_REAL / n)))
+        err = corner_error(fit.corners, np.array(labels[n]["field"]))
+        assert fit.found and err <= 0.03, (n, err, fit.quality)
+
+
+@real
 def test_real_no_board_pictures_not_found():
     """Real photos of dice on tables, no board: none comes out as a board."""
     files = sorted((DEFAULT_REAL / "dice-rune55" / "test" / "images").glob("*"))[:8]
