@@ -476,7 +476,7 @@ class Readers:
         probs_all, aux_all = self.classify_dice(crops)
         n = len(centres)
         by_scale = {s: probs_all[i * n:(i + 1) * n] for i, s in enumerate(scales)}
-        if learning:  # from the candidates that are dice at the default's crop, off the bar
+        if learning:  # from the candidates that are dice at the default's crop, where dice may lie
             dice = [k for k, c in enumerate(centres) if by_scale[1.0][k, 0] < 0.5 and _where_dice_lie(c, geom)]
             if dice:
                 size.learn({s: p[dice] for s, p in by_scale.items()})
@@ -566,7 +566,6 @@ def _as_bgr(rect: np.ndarray) -> np.ndarray:
     if rect.ndim == 2:
         rect = cv2.cvtColor(rect, cv2.COLOR_GRAY2BGR)
     return np.ascontiguousarray(rect)
-
 
 
 def _where_dice_lie(c: tuple[float, float], geom: BoardGeometry) -> bool:

@@ -248,6 +248,7 @@ def main() -> None:
 
 
 def run(args, base: Path) -> dict:
+    """The figures, each sequence's footage, observations and board state made under ``base``."""
     seqs = json.loads(LABELS.read_text())["sequences"]
     out: dict = {"benchmark": "real_play", "hold_s": args.hold}
     names = [n for n in seqs if not args.only or n == args.only]
