@@ -321,7 +321,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
     inset = [(r, _sub_quad(q, a, 1 - a, b, 1 - b)) for r, q in ways for a in INSETS for b in INSETS]
     framed = _best(picture, img, s, edges, [(r, q) for r, q in inset if _area(q) >= MIN_AREA * w * h], INSET_LOOK)
     # 16 times the hypotheses, 16 times the chances of a wrong one rating well: held to a higher bar
-    framed.quality = float(np.clip((framed.quality - WIDER) / (1 - WIDER), 0.0, 1.0))
+    framed = _held_higher(framed)
     fit = framed if (framed.quality, framed.score) > (fit.quality, fit.score) else fit
     if fit.found:
         return fit
@@ -349,6 +349,11 @@ def from_tips(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges) -> F
     # each also placed as it is: its sides come from the points, and the straight edge nearest can be a tray's (a
     # stream frame 5.7 -> 1.9 %, a phone photo 6.0 -> 1.7 %, both found; a phone photo found 0.5 % off only snapped)
     fit = _best(picture, img, s, edges, ways, tries=TIP_TRIES, snaps=(2, 0))
+    return _held_higher(fit)
+
+
+def _held_higher(fit: FieldFit) -> FieldFit:
+    """``fit`` with its quality held to `WIDER`'s higher bar (rescaled to 0..1): found among many more hypotheses."""
     fit.quality = float(np.clip((fit.quality - WIDER) / (1 - WIDER), 0.0, 1.0))
     return fit
 
