@@ -477,7 +477,8 @@ class Readers:
         n = len(centres)
         by_scale = {s: probs_all[i * n:(i + 1) * n] for i, s in enumerate(scales)}
         if learning:  # from the candidates that are dice at the default's crop, where dice may lie
-            dice = [k for k, c in enumerate(centres) if by_scale[1.0][k, 0] < 0.5 and _where_dice_lie(c, geom)]
+            dice = [k for k, c in enumerate(centres)
+                    if by_scale[1.0][k, 0] < 0.5 and _where_dice_lie(rect_to_mm(c, geom), geom)]
             if dice:
                 size.learn({s: p[dice] for s, p in by_scale.items()})
             # the size still open: every scale's reading, weighed by how likely it is the board's (this read's dice
@@ -497,7 +498,7 @@ class Readers:
             cx = c[0] + float(aux[k, 2]) * DIE_CROP / 2 / scale
             cy = c[1] + float(aux[k, 3]) * DIE_CROP / 2 / scale
             xy = rect_to_mm((cx, cy), geom)
-            if not _where_dice_lie((cx, cy), geom):
+            if not _where_dice_lie(xy, geom):
                 continue
             out.append(DieReading(values, xy, cocked=float(_sigmoid(aux[k, 0])),
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
@@ -568,11 +569,11 @@ def _as_bgr(rect: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(rect)
 
 
-def _where_dice_lie(c: tuple[float, float], geom: BoardGeometry) -> bool:
-    """Whether a die candidate centred at ``c`` (rectified px) lies where a roll's die may rest: on the playing field
+def _where_dice_lie(xy: tuple[float, float], geom: BoardGeometry) -> bool:
+    """Whether a die candidate centred at ``xy`` (board mm) lies where a roll's die may rest: on the playing field
     (within `OFF_FIELD_MM`: a found field is a percent or so off), off the bar. Anything else is a hinge, a screw, a
     tray's label or a die that must be thrown again (rule 4.2: flat on the playing surface, right of the bar)."""
-    x, y = rect_to_mm(c, geom)
+    x, y = xy
     bx0, _, bx1, _ = geom.bar_rect()
     fx0, fy0, fx1, fy1 = geom.field()
     return (not bx0 < x < bx1 and fx0 - OFF_FIELD_MM <= x <= fx1 + OFF_FIELD_MM
