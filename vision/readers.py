@@ -44,6 +44,9 @@ DIE_PX = 24  # px a default 16 mm die spans in that crop (1.5 px/mm); real dice,
 HEAT_STRIDE = 4  # heat-map cells per pixel of the half-resolution board
 HEAT_MIN_SCALE = 0.8  # the heat map never sees the board smaller: checkers shrink to a die's size and it fires on
 # them (the pine board's 29 frames with dice: 61 candidates at 0.8, 78 at 0.7, 114 at 0.6)
+HEAT_UP = 1.25  # it also looks at the board enlarged this much, unless the board's dice are known not to be small
+UP_PEAKS = 16  # peaks that look keeps (most are checkers' printed marks: a stream frame's small 3 was the 14th)
+UP_SURE = 0.9  # what only the enlarged look finds is a die where a value is this sure
 DICE_TURNS = 8  # views of each die crop the dice classifier averages (quarter turns, mirrored: `classify_dice`)
 HEAT_THRESHOLD = 0.2  # a die candidate's peak must reach this (chosen on calibration frames, not held-out ones)
 CUBE_CROP = 64  # px the cube windows are resized to
@@ -464,8 +467,15 @@ class Readers:
         hss = (1.0, HEAT_MIN_SCALE) if big else (min(max(scale, HEAT_MIN_SCALE), 1.0),)
         centres: list[tuple[float, float]] = []
         for hs in hss:  # a die both maps find is one candidate
-            centres += [c for c in self._die_centres(rect, hs)
-                        if all(np.hypot(c[0] - o[0], c[1] - o[1]) >= DIE_PX / 2 for o in centres)]
+            centres += _apart(self._die_centres(rect, hs), centres)
+        if not big and (size is None or learning or scale > 1.0):
+            # dice smaller than the default's (real sets' are often 12-13 mm) can peak under the threshold; enlarged,
+            # the map also peaks at checkers' printed marks, so what only that look finds must read as a die of a
+            # sure value (rendered 12 mm dice found 0.91 -> 1.0, no false die; stream frames' dice 15 -> 17 of 17)
+            extra = _apart(self._die_centres(rect, HEAT_UP, UP_PEAKS), centres)
+            if extra:
+                p, _ = self.classify_dice(np.stack([die_crop(rect, c) for c in extra]))
+                centres += [c for c, pk in zip(extra, p) if pk[1:].max() >= UP_SURE]
         if not centres:
             return []
         bx0, _, bx1, _ = geom.bar_rect()
@@ -504,12 +514,15 @@ class Readers:
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
         return _dedupe(out, 10.0 / scale)
 
-    def _die_centres(self, rect: np.ndarray, hs: float) -> list[tuple[float, float]]:
-        """Die candidates: the dice heat map's peaks on the board shrunk by ``hs``, in ``rect``'s pixels."""
-        small = rect if hs == 1.0 else cv2.resize(rect, None, fx=hs, fy=hs, interpolation=cv2.INTER_AREA)
+    def _die_centres(self, rect: np.ndarray, hs: float, peaks: int = 8) -> list[tuple[float, float]]:
+        """Die candidates: the dice heat map's ``peaks`` highest peaks on the board scaled by ``hs``, in ``rect``'s
+        pixels."""
+        small = rect if hs == 1.0 else cv2.resize(rect, None, fx=hs, fy=hs,
+                                                  interpolation=cv2.INTER_AREA if hs < 1.0 else cv2.INTER_LINEAR)
         m = self._m["dice_heat"]
         heat = _sigmoid(m.run(nchw(heat_input(small)[None]))[0][0, 0] / m.temperature[0])
-        return [(x / hs, y / hs) for x, y in (heat_to_rect(px, py) for px, py, _ in find_peaks(heat, HEAT_THRESHOLD))]
+        return [(x / hs, y / hs) for x, y in (heat_to_rect(px, py) for px, py, _ in find_peaks(heat, HEAT_THRESHOLD,
+                                                                                                 peaks))]
 
     def classify_dice(self, crops: np.ndarray, turns: int = DICE_TURNS) -> tuple[np.ndarray, np.ndarray]:
         """Die crops (N, DIE_CROP, DIE_CROP, 3) -> (N, 7) probabilities (not a die, 1..6) and the raw
@@ -567,6 +580,11 @@ def _as_bgr(rect: np.ndarray) -> np.ndarray:
     if rect.ndim == 2:
         rect = cv2.cvtColor(rect, cv2.COLOR_GRAY2BGR)
     return np.ascontiguousarray(rect)
+
+
+def _apart(new: list[tuple[float, float]], old: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The candidates of ``new`` that are none of ``old`` (half a default die from each)."""
+    return [c for c in new if all(np.hypot(c[0] - o[0], c[1] - o[1]) >= DIE_PX / 2 for o in old)]
 
 
 def _where_dice_lie(xy: tuple[float, float], geom: BoardGeometry) -> bool:

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.bench.bench_real import LABELS as PICTURE_LABELS
 from tests.bench.bench_real import read_sequence
 from tests.bench.bench_real_play import DEFAULT_REAL, LABELS
 from vision.dicesize import LADDER, MARGIN, MIN_DICE, ODDS, SETTLED_DICE, DiceSize
@@ -80,6 +81,31 @@ def test_dice_twice_the_default_size_are_read_once_their_size_is_learnt():
     default = evaluate(readers, "standard", 24, die_size=16.0, learn_dice_size=True)
     assert default["dice_value_acc"] == 1.0 and default["dice_recall"] == 1.0
     assert default["dice_false_per_frame"] == 0.0
+
+
+@needs_models
+def test_dice_smaller_than_the_default_are_found_before_their_size_is_known():
+    """Held-out rendered boards whose dice are 12 mm (common in real sets), read as single pictures: the heat map
+    also looks at the board enlarged, and a die only that look finds is kept where its value is sure. Found 0.91 of
+    them without that look (60 frames, measured), every one with it; no false die either way."""
+    small = evaluate(default_readers(), "standard", 30, die_size=12.0)
+    assert small["dice_recall"] >= 0.97 and small["dice_value_acc"] >= 0.99
+    assert small["dice_false_per_frame"] <= 0.04
+
+
+@needs_models
+@pytest.mark.skipif(not (DEFAULT_REAL / "streams").is_dir(),
+                    reason=f"the real pictures are not at {DEFAULT_REAL} (../shared/data/real/README.md)")
+def test_small_dice_of_real_pictures_are_found():
+    """Two real pictures, each with a die the heat map missed at the board's default size (a product photo's white
+    5 beside another 5, a stream frame's black 3 on a black point), the field given: every labelled die read."""
+    labels = json.loads(PICTURE_LABELS.read_text())["pictures"]
+    for rel in ("streams/hough_test12.jpg", "streams/test6.jpg"):
+        read = read_picture(cv2.imread(str(DEFAULT_REAL / rel)), np.array(labels[rel]["field"], np.float64))
+        left = [d.value for d in read.dice]
+        for v in labels[rel]["dice"]:
+            assert v in left, (rel, [d.value for d in read.dice])
+            left.remove(v)
 
 
 @needs_models
