@@ -277,14 +277,14 @@ def _refine_shape(edges: Edges, q: np.ndarray, shape: tuple[float, float, float]
                   ) -> tuple[tuple[float, float, float], float]:
     """The board's own bar width, point length and end margin, finer than the searched grid: a walk from
     the best grid shape that keeps what raises the edge score."""
-    shape, best = tuple(shape), edges.score(q, (shape,))[0]
+    shape, best = tuple(shape), edges.score(q, (shape,), in_bar=True)[0]
     for step in ((0.01, 0.03, 0.005), (0.005, 0.015, 0.0025), (0.0025, 0.0, 0.0)):
         for k in range(3):
             for sign in (1, -1):
                 t = list(shape)
                 t[k] += sign * step[k]
                 if step[k] and 0.0 <= t[0] <= BARS[-1] + 0.02 and 0.25 <= t[1] <= 0.6 and 0.0 <= t[2] <= 0.05:
-                    sc = edges.score(q, (tuple(t),))[0]
+                    sc = edges.score(q, (tuple(t),), in_bar=True)[0]
                     if sc > best:
                         shape, best = tuple(t), sc
     return shape, best
@@ -292,7 +292,7 @@ def _refine_shape(edges: Edges, q: np.ndarray, shape: tuple[float, float, float]
 
 def _fitted_shape(edges: Edges, q: np.ndarray) -> tuple[tuple[float, float, float], float]:
     """An outline's own best shape (the grid's best, refined) and its edge score."""
-    return _refine_shape(edges, q, edges.score(q, SHAPES)[1])
+    return _refine_shape(edges, q, edges.score(q, SHAPES, in_bar=True)[1])
 
 
 def find_field(picture: np.ndarray) -> FieldFit:
