@@ -16,9 +16,9 @@ each point a triangle whose two sides are straight edges. `find_field`
    anything else scores near 0. Where an outline's own shape is fitted (`_fitted_shape`: judging, steps 3-7), a
    point lying in a bar 1.5 points wide or more counts against the layout (`Edges.score` ``in_bar``): an outline
    that takes a tray in with a bar a point wider fits the points as well as the field, and its tray's plain
-   surface lowers the scale (a stream frame 5.6 -> 1.1 %, found; 134 real pictures within 1.5 % 101 -> 102,
-   2026-12-05). Ranking does without it: an outline a few per cent too long ranks high with a bar too wide and is
-   put right after (with it, 4 of the pine board's frames were lost);
+   surface lowers the scale (a stream frame 5.6 -> 1.1 %, found; `bench_real.py`'s 134 real pictures within 1.5 %
+   100 -> 101, found 107 -> 108, 2026-12-05). Ranking does without it: an outline a few per cent too long ranks
+   high with a bar too wide and is put right after (with it, 4 of the pine board's frames were lost);
 3. puts the best one's sides on the board's straight edges nearby (`vision.fieldsnap`), where the
    points' edges agree, and fits the bar's width and the points' length;
 4. asks the points for a second opinion (`vision.pointfit`: each quarter's six points fitted on their
