@@ -186,6 +186,6 @@ class PurgeLog(Base):
     trigger: Mapped[str] = mapped_column(String(32), default="")  # "bgscribe purge", "periodic job"
 
 
-# The review page's tables (accounts, transcripts, audit log) share this metadata and its migrations.
-from . import desk_models, review_models, setup_models  # noqa: E402, F401
+# The review page's, the desk's and the pipeline's tables share this metadata and its migrations.
+from . import desk_models, pipeline_models, review_models, setup_models  # noqa: E402, F401
 from .setup_models import Player, Round  # noqa: E402, F401
