@@ -69,9 +69,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.error("refusing to start: %s", e)
             raise
         app.state.db = Database(settings.db_url)
+        from .live_analysis import LiveAnalyst
         from .live_feed import LiveHub
 
-        app.state.live = LiveHub(app.state.db)
+        app.state.live = LiveHub(app.state.db, LiveAnalyst.if_available(settings.live_analysis_ply))
         app.state.live.loop = asyncio.get_running_loop()
         app.state.pipeline = None
         if settings.pipeline:
@@ -91,6 +92,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             if app.state.pipeline is not None:
                 app.state.pipeline.stop()
+            if app.state.live.analyst is not None:
+                app.state.live.analyst.close()
             if task:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

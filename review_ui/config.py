@@ -50,6 +50,9 @@ class Settings(BaseSettings):
                                                                     "and its job given to another")
     pr_ply: int = Field(2, ge=0, le=3, description="GNU Backgammon's analysis depth for the provisional PR of an "
                                                    "approved match (2: ~20 s an 11-point match; 0: ~1 s)")
+    live_analysis_ply: int = Field(0, ge=-1, le=2, description="GNU Backgammon's depth for the live boards' "
+                                   "last-play error and equity, shown after the play (0: ~8 ms a play; 2: ~0.1 s; "
+                                   "-1: off); only where gnubg is installed")
     host: str = "127.0.0.1"
     port: int = 8000
     max_segment_bytes: int = Field(2 << 30, description="largest segment accepted")

@@ -26,6 +26,7 @@ from sqlalchemy import select
 from transcriber.ids import XgState, xgid
 from transcriber.live import LiveDecoder, LiveView
 from transcriber.observation import FrameObservation
+from transcriber.position import Position
 from transcriber.record import Move
 from transcriber.replay import CubeState
 from transcriber.scoring import finished, result_value
@@ -42,6 +43,8 @@ MATCH_CHECK_S = 5.0  # how often a board's current match is looked up again
 LOOK_EVERY_S = 1.0  # a board whose reads only add to the settle it shows is decoded again at most this often
 LIVE_S = 30.0  # a board is live while its observations are at most this old
 MAX_OBSERVATIONS = 2000  # one post (an agent sends every half second; after an outage it sends what it kept)
+JUDGED_KEPT = 64  # a board's last plays whose judgement (or question) is remembered
+_ASKED = object()  # a play put to the analyst, its judgement not back yet
 
 
 class LiveInputError(ValueError):
@@ -106,14 +109,33 @@ def against_record(record: dict | None, view: LiveView) -> dict | None:
             "differs_at": differs}
 
 
+def last_play_question(m: MatchInfo, view: LiveView) -> tuple[tuple, dict] | None:
+    """The game's last play as the analyst is asked it: (a key naming exactly that play in that position,
+    `PlayJudge.judge`'s arguments); None where there is nothing to judge (no play yet, or Cannot Move)."""
+    k = next((k for k in range(len(view.actions) - 1, -1, -1) if view.actions[k].kind == "move"), None)
+    if k is None or not view.actions[k].play or not view.actions[k].dice:
+        return None
+    a = view.actions[k]
+    before = view.positions[k - 1] if k else Position.opening()
+    cube, owner = 1, None
+    for b in view.actions[:k]:
+        if b.kind == "take":
+            cube, owner = 2 * cube, b.player
+    args = {"position": before, "player": a.player, "dice": tuple(a.dice), "play": a.play, "cube": cube,
+            "owner": owner, "score": tuple(view.score), "crawford": view.crawford and m.length > 1,
+            "length": m.length}
+    return (m.id, view.game, k, a.player, tuple(a.dice), a.play, before.sides, cube, owner), args
+
+
 def iso(t: float | None) -> str | None:
     return None if t is None else datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds")
 
 
 def state_of(number: int, m: MatchInfo | None, view: LiveView | None, last_obs: float | None, version: int,
-             now: float, heard_at: float | None = None) -> dict:
+             now: float, heard_at: float | None = None, analysis: dict | None = None) -> dict:
     """The JSON a viewer is sent for one board (see the README's "Live boards" for every field). `heard_at`: when
-    the agent last posted (by the server's clock: an agent's may be off)."""
+    the agent last posted (by the server's clock: an agent's may be off); `analysis`: gnubg's judgement of the
+    last play (`Judgement.to_json`), once made."""
     live = heard_at is not None and now - heard_at <= LIVE_S
     # (every key in every state, null where not known yet: a viewer's page need not guess)
     base = {"board": number, "version": version, "updated": iso(now), "live": live, "footage_time": iso(last_obs),
@@ -151,7 +173,7 @@ def state_of(number: int, m: MatchInfo | None, view: LiveView | None, last_obs: 
             "pips": [pos.pips(0), pos.pips(1)],
             "last_play": None if last is None else {"player": last.player, "dice": list(last.dice),
                                                     "play": last.play or "Cannot Move", "settled": last.settled,
-                                                    "at": iso(last.t)},
+                                                    "at": iso(last.t), "analysis": analysis},
             "actions": [{"player": a.player, "kind": a.kind, "dice": list(a.dice) if a.dice else None,
                          "play": (a.play or "Cannot Move") if a.kind == "move" else None, "settled": a.settled,
                          "at": iso(a.t)} for a in view.actions],
@@ -175,6 +197,8 @@ class LiveBoard:
         self.last_obs: float | None = None  # footage time of the latest observation
         self.heard_at: float | None = None  # when the agent last posted
         self.cut_sent: int | None = None  # the match whose segment the agent was asked to close
+        self.judged: dict[tuple, object] = {}  # last plays put to the analyst: their judgement, or _ASKED
+        self.question: tuple | None = None  # the key of the last play the state shows
         self.version = 0
         self.state: dict = state_of(number, None, None, None, 0, time.time())
         self.body = json.dumps(self.state, separators=(",", ":")).encode()
@@ -236,9 +260,37 @@ class LiveBoard:
 
     def _publish(self, now: float) -> None:
         self.version += 1
-        self.state = state_of(self.number, self.match, self.view, self.last_obs, self.version, now, self.heard_at)
+        self.state = state_of(self.number, self.match, self.view, self.last_obs, self.version, now, self.heard_at,
+                              self._analysis())
         self.body = json.dumps(self.state, separators=(",", ":")).encode()
         self.hub.notify(self)
+
+    def _analysis(self) -> dict | None:
+        """The last play's judgement where the analyst has made it; else it is asked (once) and the state is
+        published again when it answers."""
+        analyst = self.hub.analyst
+        q = last_play_question(self.match, self.view) \
+            if analyst is not None and self.match is not None and self.view is not None and self.view.started \
+            else None
+        self.question = q[0] if q else None
+        if q is None:
+            return None
+        key, args = q
+        got = self.judged.get(key)
+        if got is None and key not in self.judged:
+            self.judged[key] = _ASKED
+            while len(self.judged) > JUDGED_KEPT:
+                del self.judged[next(iter(self.judged))]
+            analyst.ask(self.number, key, args, self._judged)
+        return got if isinstance(got, dict) else None
+
+    def _judged(self, key: tuple, verdict: dict | None) -> None:
+        """(the analyst's thread) A judgement is back: shown at once if its play is still the last one."""
+        with self.lock:
+            if key in self.judged:
+                self.judged[key] = verdict
+            if verdict is not None and key == self.question:
+                self._publish(time.time())
 
     # ------------------------------------------------------------------ to viewers
     def check_silent(self) -> None:
@@ -272,8 +324,9 @@ class LiveBoard:
 class LiveHub:
     """Every board's live state; `db` for the boards' current matches."""
 
-    def __init__(self, db):
+    def __init__(self, db, analyst=None):
         self.db = db
+        self.analyst = analyst  # live_analysis.LiveAnalyst: the last play's error, where gnubg runs
         self.boards: dict[int, LiveBoard] = {}
         self.guard = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None

@@ -47,6 +47,16 @@
         (lp.settled ? "" : " (still weighed)") : "";
       last.classList.toggle("weighed", !!lp && !lp.settled);
     }
+    const an = root.querySelector(".analysis");
+    if (an) {  // gnubg's judgement of the play just made (never of one to come)
+      const a = lp && lp.analysis;
+      const signed = function (x) { return (x >= 0 ? "+" : "\u2212") + Math.abs(x).toFixed(3); };
+      an.textContent = a ? (a.error > 0.0005 ? "error " + a.error.toFixed(3) + " \u00b7 best " + a.best
+                                             : "best play") +
+        " \u00b7 equity " + signed(a.equity) + " \u00b7 gnubg " + a.ply + "-ply" : "";
+      an.hidden = !a;
+      an.classList.toggle("error", !!a && a.error >= 0.08);
+    }
     text(root, ".pips", st.pips ? "pips " + st.pips[0] + " \u2013 " + st.pips[1] : "");
     const rec = root.querySelector(".record");
     if (rec) {  // the transcript says otherwise: never shown silently

@@ -11,6 +11,7 @@ import time
 import httpx
 
 from tests.pg_server import sqlite_only
+from tournament.pr import find_gnubg
 from transcriber.ids import parse_xgid
 from transcriber.replay import replay_match
 
@@ -57,7 +58,7 @@ def test_overlay_and_hall_follow_the_board(server, one_game):  # noqa: F811
                                       timeout=15_000)
             assert hall.locator(".empty").is_visible()  # nothing in progress until the board is heard from
             feeder.start()
-            seen_overlay, seen_hall = set(), set()
+            seen_overlay, seen_hall, judged = set(), set(), set()
             deadline = time.time() + 90
             while time.time() < deadline:
                 x = overlay.evaluate("document.getElementById('board').dataset.xgid || ''")
@@ -65,6 +66,8 @@ def test_overlay_and_hall_follow_the_board(server, one_game):  # noqa: F811
                                   " || ''")
                 seen_overlay.add(x)
                 seen_hall.add(y)
+                judged.add(overlay.evaluate("(document.querySelector('#board .analysis:not([hidden])') || {})"
+                                            ".textContent || ''"))
                 if not feeder.is_alive() and x and parse_xgid(x).position == final and y == x:
                     break
                 if len(seen_overlay) == 6:
@@ -73,6 +76,8 @@ def test_overlay_and_hall_follow_the_board(server, one_game):  # noqa: F811
                 time.sleep(0.2)
             assert parse_xgid(x).position == final and y == x  # both pages end on the game's last position
             assert len(seen_overlay - {""}) >= 5 and len(seen_hall - {""}) >= 5  # and moved as it was played
+            if find_gnubg() is not None:  # the plays just made, judged by gnubg on the overlay
+                assert any(t.endswith("gnubg 0-ply") and "equity" in t for t in judged), judged
             names = overlay.locator(".scoreline .name").all_inner_texts()
             assert names == list(players)
             assert overlay.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"

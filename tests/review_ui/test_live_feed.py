@@ -14,6 +14,8 @@ import pytest
 from review_ui.models import Board, Event
 from review_ui.services import create_match, utcnow
 from tests.pg_server import sqlite_only
+from tournament.play_judge import PlayJudge
+from tournament.pr import find_gnubg
 from transcriber.decode import decode
 from transcriber.generate import GenOptions, random_match
 from transcriber.ids import parse_xgid
@@ -23,6 +25,8 @@ from vision.synth.observe_sim import observations_from_truth
 from ..transcriber.streams import render_clean
 from .conftest import TOKEN, auth
 from .review_helpers import login
+
+needs_gnubg = pytest.mark.skipif(find_gnubg() is None, reason="GNU Backgammon is not installed (apt-get install gnubg)")
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +125,49 @@ def test_the_feed_sends_each_new_state_as_an_event(server, one_game):
         assert state["match"]["players"] == list(players)
         hall = c.get("/api/v1/live/hall").json()
         assert [b["board"] for b in hall["boards"]] == [7]
+
+
+@sqlite_only
+@needs_gnubg
+def test_the_last_play_is_judged_by_gnubg_once_it_is_made(server, one_game):
+    """gnubg's judgement of the play just made joins the state (a new version), and it is the judgement of exactly
+    that play from the position the record has before it."""
+    obs, players, record = one_game
+    _match(server, players)
+    t0 = time.time() - obs[-1].t - 1
+    game = replay_match(record).games[0]
+    judge = PlayJudge(0)
+    checked, seen = 0, set()
+    try:
+        with server.client() as c:
+            for k in range(0, len(obs), 10):
+                post(c, _lines(obs[k:k + 10], t0))
+                st = c.get("/api/v1/live/boards/7/state").json()
+                lp = st["last_play"]
+                n = len(st["actions"])  # the game's actions so far, the last play last (no cube in this game)
+                if lp is None or lp["play"] == "Cannot Move" or n in seen:
+                    continue
+                a = game.game.actions[n - 1]
+                if (a.player, a.play) != (lp["player"], lp["play"]):  # (weighed, not yet the record's play)
+                    continue
+                seen.add(n)
+                mine = judge.judge(game.positions[n - 1], a.player, a.dice, a.play, length=1)
+                if mine is None:  # no choice: nothing is shown
+                    assert lp["analysis"] is None
+                    continue
+                deadline = time.time() + 10
+                while not st["last_play"]["analysis"] and time.time() < deadline:
+                    time.sleep(0.05)
+                    st = c.get("/api/v1/live/boards/7/state").json()
+                assert len(st["actions"]) == n, "the test posts no more while it waits"
+                got = st["last_play"]["analysis"]
+                assert got == mine.to_json(), (n, a.play)
+                checked += 1
+                if checked == 3:
+                    break
+    finally:
+        judge.close()
+    assert checked == 3
 
 
 def _events(resp):
