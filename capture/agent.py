@@ -52,6 +52,7 @@ class AgentConfig:
     loop: bool = False
     replay_speed: float = 1.0  # for a file source: 0 = as fast as the encoder goes (demo, tests)
     live_fps: float = 0.0  # observe this many frames a second here and post them for the live boards; 0: off
+    live_where: str = "auto"  # who observes them: here, the server, or here until this machine falls behind
 
     def __post_init__(self):
         if (self.store is None) == (self.server is None):
@@ -72,6 +73,8 @@ class AgentConfig:
             self.warn_free_mb = self.min_free_mb * 2
         if self.live_fps < 0 or (self.live_fps > 0 and not self.server):
             raise ValueError("--live-fps needs a --server to post to (and cannot be negative)")
+        if self.live_where not in ("auto", "agent", "server"):
+            raise ValueError(f"--live-where must be auto, agent or server, not {self.live_where!r}")
 
 
 class Agent:
@@ -140,7 +143,7 @@ class Agent:
                 from .live_observer import LiveObserver
 
                 self.live = LiveObserver(Client(cfg.server, cfg.token or "", cfg.board, **tls), cfg.live_fps,
-                                         on_cut=self.cut.set)
+                                         on_cut=self.cut.set, where=cfg.live_where)
                 self.live.start()
         else:
             self._deliver_local()
@@ -416,8 +419,7 @@ class Agent:
             "reconnects": self.reader.reconnects if self.reader else 0, "error": self.error,
             "upload_error": self.uploader.last_error if self.uploader and self.uploader.server_ok is False else "",
             "sent_at": iso(now), "camera_check": self.camera_check,
-            "live": None if self.live is None else {"observed": self.live.observed, "dropped": self.live.dropped,
-                                                    "posted": self.live.posted, "error": self.live.last_error},
+            "live": None if self.live is None else self.live.report(),
         }
 
     def _send_heartbeat(self) -> None:

@@ -53,7 +53,8 @@ def run(args) -> int:
             min_free_mb=args.min_free_mb, heartbeat_seconds=args.heartbeat,
             camera_check_seconds=args.camera_check, upload_retry_max=args.upload_retry_max,
             drain_seconds=args.drain, loop=args.loop,
-            replay_speed=args.replay_speed, live_fps=args.live_fps if args.server else 0.0)
+            replay_speed=args.replay_speed, live_fps=args.live_fps if args.server else 0.0,
+            live_where=args.live_where)
     except ValueError as e:
         print(f"bgscribe capture: {e}", file=sys.stderr)
         return 2

@@ -6,6 +6,10 @@ recording up: frames come through a small queue, and when the observer falls beh
 
 At start it asks the server for the board's confirmed field and what earlier footage taught of the board (the
 `GET .../board` ingest route), as the server's own observe jobs use them.
+
+Where the agent's machine is too small to observe (`where="auto"`: it dropped more than a third of the frames
+over 20 s), or where told to (`where="server"`), it sends the frames themselves instead, as JPEG, and the server
+observes them (review_ui/live_cameras.py). It never switches back: a machine that fell behind once would again.
 """
 
 from __future__ import annotations
@@ -15,28 +19,41 @@ import queue
 import threading
 import time
 
+from .uploader import Rejected
+
 log = logging.getLogger("bgscribe.capture.live")
 
 POST_EVERY_S = 0.5
 MAX_KEPT = 1200  # observations kept while the server is down (a few minutes at 5/s): the oldest go first
+FRAMES_KEPT = 10  # frames kept for the server while it cannot be reached: the newest (the live view wants now)
+WHERE = ("auto", "agent", "server")
+HAND_OVER_WINDOW_S = 20.0
+HAND_OVER_DROPPED = 1 / 3  # auto: dropping more than this share of a window's frames hands observing over
 
 
 class LiveObserver(threading.Thread):
-    def __init__(self, client, fps: float = 5.0, on_cut=None):
+    def __init__(self, client, fps: float = 5.0, on_cut=None, where: str = "auto"):
         """``client``: the agent's `uploader.Client`; ``on_cut``: called when the server says the match is over
-        (the agent then closes its segment at once)."""
+        (the agent then closes its segment at once); ``where``: who observes (`WHERE`)."""
+        if where not in WHERE:
+            raise ValueError(f"where must be one of {', '.join(WHERE)}, not {where!r}")
         super().__init__(name="live-observer", daemon=True)
         self.client, self.fps, self.on_cut = client, fps, on_cut
+        self.auto = where == "auto"
+        self.where = "server" if where == "server" else "agent"
         self.frames: queue.Queue = queue.Queue(maxsize=max(2, int(fps)))
         self.stop_event = threading.Event()
+        self.offered = 0
         self.dropped = 0  # frames the observer had no time for
         self.observed = 0
-        self.posted = 0
+        self.posted = 0  # observations posted
+        self.sent = 0  # frames sent for the server to observe
         self.last_error = ""
         self.taken_at = -1e9
         self._pending: list[str] = []
+        self._pending_frames: list[tuple[float, bytes]] = []
         self._observer = None
-        self._setup_done = False
+        self._window = (time.monotonic(), 0, 0)  # (start, offered, dropped) of the hand-over window
 
     # ------------------------------------------------------------------ from the agent's thread
     def due(self, wall: float) -> bool:
@@ -45,6 +62,7 @@ class LiveObserver(threading.Thread):
 
     def offer(self, wall: float, bgr) -> None:
         self.taken_at = wall
+        self.offered += 1
         try:
             self.frames.put_nowait((wall, bgr))
         except queue.Full:
@@ -58,6 +76,11 @@ class LiveObserver(threading.Thread):
     def stop(self) -> None:
         self.stop_event.set()
 
+    def report(self) -> dict:
+        """For the heartbeat."""
+        return {"where": self.where, "observed": self.observed, "dropped": self.dropped, "posted": self.posted,
+                "frames_sent": self.sent, "error": self.last_error}
+
     # ------------------------------------------------------------------ its own thread
     def run(self) -> None:
         last_post = time.monotonic()
@@ -69,17 +92,40 @@ class LiveObserver(threading.Thread):
                 wall = bgr = None
             if bgr is not None:
                 try:
-                    obs = self._observe(i, wall, bgr)
-                    i += 1
-                    self.observed += 1
-                    self._pending.append(obs.to_json())
-                    del self._pending[:-MAX_KEPT]
+                    if self.where == "server":
+                        self._keep_frame(wall, bgr)
+                    else:
+                        obs = self._observe(i, wall, bgr)
+                        i += 1
+                        self.observed += 1
+                        self._pending.append(obs.to_json())
+                        del self._pending[:-MAX_KEPT]
                 except Exception as e:  # noqa: BLE001 - the live view is extra: recording goes on regardless
                     self.last_error = f"observing: {e}"
                     log.warning("live observer: %s", self.last_error)
-            if self._pending and time.monotonic() - last_post >= POST_EVERY_S:
+            self._judge_keeping_up()
+            if (self._pending or self._pending_frames) and time.monotonic() - last_post >= POST_EVERY_S:
                 last_post = time.monotonic()
                 self._post()
+
+    def _judge_keeping_up(self) -> None:
+        """auto: hand observing to the server once a window's frames were dropped more than HAND_OVER_DROPPED."""
+        start, offered, dropped = self._window
+        now = time.monotonic()
+        if now - start < HAND_OVER_WINDOW_S:
+            return
+        offered, dropped = self.offered - offered, self.dropped - dropped
+        if self.auto and self.where == "agent" and offered >= 10 and dropped > HAND_OVER_DROPPED * offered:
+            self.where = "server"
+            log.warning("live observer: this machine observed only %d of %d frames in %.0f s; sending the frames "
+                        "to the server to observe instead", offered - dropped, offered, now - start)
+        self._window = (now, self.offered, self.dropped)
+
+    def _keep_frame(self, wall: float, bgr) -> None:
+        from vision.live_frames import jpeg
+
+        self._pending_frames.append((wall, jpeg(bgr)))
+        del self._pending_frames[:-FRAMES_KEPT]
 
     def _observe(self, i: int, wall: float, bgr):
         if self._observer is None:
@@ -87,7 +133,7 @@ class LiveObserver(threading.Thread):
         return self._observer.observe(i, wall, bgr)
 
     def _make_observer(self, bgr):
-        from vision.observe import ObserveOptions, Observer, field_on_picture
+        from vision.observe import live_observer
 
         setup = {}
         try:
@@ -95,27 +141,28 @@ class LiveObserver(threading.Thread):
         except Exception as e:  # noqa: BLE001 - the server may be down: read the board without its set-up
             self.last_error = f"no board set-up from the server ({e}); finding the board by itself"
             log.warning("live observer: %s", self.last_error)
-        opts = ObserveOptions()
-        if setup.get("field"):
-            h, w = bgr.shape[:2]
-            opts.field, opts.profile = field_on_picture(bgr, [[x * w, y * h] for x, y in setup["field"]])
-        observer = Observer(self.fps, opts)
-        if setup.get("state"):
-            try:
-                observer.restore(setup["state"])
-            except (ValueError, KeyError, TypeError) as e:
-                log.warning("live observer: ignoring the board's state (%s)", e)
-        return observer
+        return live_observer(bgr, self.fps, setup)
 
     def _post(self) -> None:
-        body = ("\n".join(self._pending) + "\n").encode()
+        answers = []
         try:
-            answer = self.client.live(body)
+            if self._pending:  # (observations made before a hand-over go first)
+                answers.append(self.client.live(("\n".join(self._pending) + "\n").encode()))
+                self.posted += len(self._pending)
+                self._pending = []
+            if self._pending_frames:
+                from vision.live_frames import frames_body
+
+                answers.append(self.client.live_frames(frames_body(self._pending_frames)))
+                self.sent += len(self._pending_frames)
+                self._pending_frames = []
+        except Rejected as e:  # (refused as they are: sending them again would never help)
+            self.last_error = f"refused by the server: {e}"
+            self._pending, self._pending_frames = [], []
+            return
         except Exception as e:  # noqa: BLE001 - kept and sent with the next post
             self.last_error = f"not posted: {e}"
             return
-        self.posted += len(self._pending)
-        self._pending = []
         self.last_error = ""
-        if answer.get("cut_segment") and self.on_cut is not None:
+        if any(a.get("cut_segment") for a in answers) and self.on_cut is not None:
             self.on_cut()

@@ -124,6 +124,16 @@ class Client:
         except httpx.HTTPError as e:
             raise UploadError(f"server unreachable: {e}") from e
 
+    def live_frames(self, body: bytes) -> dict:
+        """Post live frames for the server to observe (`vision.live_frames`); its answer, as `live`'s."""
+        import httpx
+
+        try:
+            return self._check(self.http.post(f"{self.base}/live/frames", content=body,
+                                              headers={"Content-Type": "application/octet-stream"}), "live frames")
+        except httpx.HTTPError as e:
+            raise UploadError(f"server unreachable: {e}") from e
+
     def board_setup(self) -> dict:
         """The board's confirmed field and learnt state, for the live observer."""
         import httpx

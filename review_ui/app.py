@@ -73,6 +73,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         from .live_feed import LiveHub
 
         app.state.live = LiveHub(app.state.db, LiveAnalyst.if_available(settings.live_analysis_ply))
+        app.state.live_cameras = None
+        if settings.live_camera_threads > 0:
+            from .live_cameras import LiveCameras, live_setup
+
+            def setup(board_id: int) -> dict:
+                from .models import Board
+
+                with app.state.db.session() as s:
+                    return live_setup(settings.data_dir, s.get(Board, board_id))
+
+            app.state.live_cameras = LiveCameras(app.state.live, setup, threads=settings.live_camera_threads)
         app.state.live.loop = asyncio.get_running_loop()
         app.state.pipeline = None
         if settings.pipeline:
@@ -92,6 +103,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             if app.state.pipeline is not None:
                 app.state.pipeline.stop()
+            if app.state.live_cameras is not None:
+                app.state.live_cameras.close()
             if app.state.live.analyst is not None:
                 app.state.live.analyst.close()
             if task:

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     live_analysis_ply: int = Field(0, ge=-1, le=2, description="GNU Backgammon's depth for the live boards' "
                                    "last-play error and equity, shown after the play (0: ~8 ms a play; 2: ~0.1 s; "
                                    "-1: off); only where gnubg is installed")
+    live_camera_threads: int = Field(1, ge=0, le=64, description="threads that observe the live frames of agents "
+                                     "too small to observe their own camera (about 0.05 of a core a board at 5 "
+                                     "frames a second of 720p); 0: such frames are refused")
     host: str = "127.0.0.1"
     port: int = 8000
     max_segment_bytes: int = Field(2 << 30, description="largest segment accepted")

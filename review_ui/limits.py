@@ -43,6 +43,7 @@ RULES = (
     Rule("PUT", re.compile(r"/api/v1/ingest/boards/\d+/segments/[^/]+/data"), "max_chunk_bytes", BOARD),
     Rule("POST", re.compile(r"/api/v1/ingest/boards/\d+/heartbeat"), 3 * MIB, BOARD),  # a 2 MB preview, base64
     Rule("POST", re.compile(r"/api/v1/ingest/boards/\d+/live"), 4 * MIB, BOARD),  # observations, after an outage
+    Rule("POST", re.compile(r"/api/v1/ingest/boards/\d+/live/frames"), 16 * MIB, BOARD),  # JPEGs for the server
     Rule("*", re.compile(r"/api/v1/ingest/boards/\d+/.*"), 64 * KIB, BOARD),  # manifests
     Rule("POST", re.compile(r"/api/v1/matches/\d+/transcript"), 41 * MIB, LOGIN),  # report and .mat, 20 MB each
     Rule("POST", re.compile(r".*/(pairings|official-prs)\.csv"), 2 * MIB, LOGIN),

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .decode import NEXT_SETTLES, Decoder, DecodeResult, GameState, collect_flags, cut_segments, insert_takes
-from .moves import legal_plays
+from .moves import apply_paths, legal_plays, parse_paths
 from .physical import Seating
 from .position import Position
 from .record import Double, Drop, Game, MatchRecord, Move, Resign, RulesProfile, Take
@@ -182,7 +182,9 @@ class LiveDecoder:
             if same:
                 pos = self._replayed[k][1]
             elif a.kind == "move" and a.play:
-                pos = next(p.result for p in legal_plays(pos, a.player, a.dice) if p.notation == a.play)
+                # (a play the board showed that the roll does not allow is kept as shown, to be flagged)
+                pos = next((p.result for p in legal_plays(pos, a.player, a.dice) if p.notation == a.play), None) \
+                    or apply_paths(pos, a.player, parse_paths(a.play))
             out.append(pos)
         self._replayed = [(a.key(), p) for a, p in zip(actions, out)]
         return out

@@ -9,6 +9,7 @@ says so, and the stream goes on.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 from collections.abc import Iterable
@@ -31,6 +32,8 @@ from .motion import MotionMeter, QuietDetector
 from .observation import FrameObservation, SlotReading
 from .readers import BoardColours
 from .rectify import board_to_rect, homography, rectify
+
+log = logging.getLogger("bgscribe.observe")
 
 TRAY_SURE = 10.0  # checker evidence (three clear reads) after which the tray end is re-checked only now and then
 TRAY_CHECK_EVERY = 30  # reads (a board turned round between matches is caught within a minute or so)
@@ -279,6 +282,23 @@ class Observer:
         self._last_read = (cal.corners, obs.slots, obs.dice, obs.cube, obs.bar_x) \
             if read_is_sure(obs.slots, obs.dice, obs.cube) else None
         return obs
+
+
+def live_observer(bgr: np.ndarray, fps: float, setup: dict) -> Observer:
+    """The observer of a board's live frames (the agent's own, or the server's for an agent that sends frames),
+    from its set-up as the server keeps it (`GET .../board`: the confirmed field as shares of the picture, and what
+    earlier footage taught of the board; either may be missing); `bgr` is a first frame, for the field's size."""
+    opts = ObserveOptions()
+    if setup.get("field"):
+        h, w = bgr.shape[:2]
+        opts.field, opts.profile = field_on_picture(bgr, [[x * w, y * h] for x, y in setup["field"]])
+    observer = Observer(fps, opts)
+    if setup.get("state"):
+        try:
+            observer.restore(setup["state"])
+        except (ValueError, KeyError, TypeError) as e:
+            log.warning("ignoring the board's learnt state (%s)", e)
+    return observer
 
 
 def observe_video(path: str | Path, out: str | Path, options: ObserveOptions | None = None,

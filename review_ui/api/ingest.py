@@ -306,17 +306,29 @@ async def live(board: int, b: BoardDep, request: Request):
     return await run_in_threadpool(request.app.state.live.board(b.number).observe, observations, b.id)
 
 
+@router.post("/live/frames")
+async def live_frames(board: int, b: BoardDep, request: Request):
+    """Frames for the server to observe, from an agent that cannot keep up with observing its own camera
+    (`vision.live_frames`: JSON header lines, each followed by its JPEG): observed in the server's live-camera
+    threads (review_ui/live_cameras.py) and decoded as if the agent had posted the observations. {"accepted",
+    "dropped" (frames that waited too long, so far), "cut_segment"}."""
+    from vision.live_frames import FramesError, parse_frames
+
+    cameras = request.app.state.live_cameras
+    if cameras is None:
+        raise HTTPException(503, "this server observes no live frames (live_camera_threads = 0): observe on the "
+                                 "agent (bgscribe capture --live-where agent)")
+    try:
+        frames = parse_frames(await request.body())  # (its size bounded by review_ui/limits.py)
+    except FramesError as e:
+        raise HTTPException(422, f"bad frames: {e}") from None
+    return cameras.offer(b.number, b.id, frames)
+
+
 @router.get("/board")
 def board_setup(board: int, b: BoardDep, request: Request):
     """What the agent's live observer needs of its board: the field's corners the staff confirmed (shares of the
     picture; null when none) and what earlier footage taught of the board (`observe --board-state`; null)."""
-    from ..board_field import board_field
-    from ..pipeline import board_state_path
+    from ..live_cameras import live_setup
 
-    field = board_field(b)
-    path = board_state_path(request.app.state.settings.data_dir, b.number)
-    try:
-        state = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    except (OSError, ValueError):
-        state = None  # (damaged: the observer learns afresh, as `observe` does)
-    return {"board": b.number, "field": field.corners if field else None, "state": state}
+    return live_setup(request.app.state.settings.data_dir, b)

@@ -10,8 +10,10 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 
 import httpx
+import numpy as np
 import pytest
 
+from capture.live_observer import HAND_OVER_WINDOW_S, LiveObserver
 from transcriber.generate import GenOptions, random_match
 from vision.synth.truth import read_truth
 from vision.synth.video import render_match
@@ -33,7 +35,9 @@ def game(tmp_path_factory):
     return d / "v.mp4", plays, next(read_truth(d / "truth.jsonl"))
 
 
-def test_the_agent_observes_as_it_records_and_the_server_follows(tmp_path, game):
+@pytest.mark.parametrize("where", ["agent", "server"])
+def test_the_agent_observes_as_it_records_and_the_server_follows(tmp_path, game, where):
+    """`where`: the agent observes its frames itself, or sends them for the server to observe."""
     video, plays, header = game
     server = Server(tmp_path / "server", boards={5: TOKEN}).start()
     try:
@@ -46,7 +50,7 @@ def test_the_agent_observes_as_it_records_and_the_server_follows(tmp_path, game)
                                                       "player2": "Bob", "started_at": started})
         a = agent(5, str(video), tmp_path, "--server", server.url, "--spool", str(tmp_path / "spool"),
                   "--segment-seconds", "15", "--heartbeat", "1", "--live-fps", "5", "--replay-speed", "2",
-                  "--camera-check", "0", env={"BGSCRIBE_TOKEN": TOKEN})
+                  "--camera-check", "0", "--live-where", where, env={"BGSCRIBE_TOKEN": TOKEN})
         seen = []
 
         def shown() -> bool:
@@ -72,3 +76,28 @@ def test_the_agent_observes_as_it_records_and_the_server_follows(tmp_path, game)
         assert "live observer" not in a.text() or "not posted" not in a.text()
     finally:
         server.stop()
+
+
+def test_auto_hands_observing_to_the_server_when_this_machine_falls_behind():
+    frame = np.zeros((36, 64, 3), np.uint8)
+    slow = LiveObserver(None, fps=5, where="auto")  # (not started: it observes nothing, so most frames are dropped)
+    for k in range(40):
+        slow.offer(k / 5, frame)
+    assert slow.dropped == 40 - slow.frames.maxsize
+    slow._judge_keeping_up()
+    assert slow.where == "agent"  # (not before its window of 20 s has passed)
+    slow._window = (slow._window[0] - HAND_OVER_WINDOW_S, 0, 0)
+    slow._judge_keeping_up()
+    assert slow.where == "server" and slow.report()["where"] == "server"
+    # told to observe here, it never hands over; keeping up, it does not either
+    for where, taken in (("agent", False), ("auto", True)):
+        lo = LiveObserver(None, fps=5, where=where)
+        for k in range(40):
+            lo.offer(k / 5, frame)
+            if taken:
+                lo.frames.get_nowait()
+        lo._window = (lo._window[0] - HAND_OVER_WINDOW_S, 0, 0)
+        lo._judge_keeping_up()
+        assert lo.where == "agent", where
+    with pytest.raises(ValueError, match="where must be one of"):
+        LiveObserver(None, where="cloud")

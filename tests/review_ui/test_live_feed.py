@@ -20,6 +20,7 @@ from transcriber.decode import decode
 from transcriber.generate import GenOptions, random_match
 from transcriber.ids import parse_xgid
 from transcriber.replay import replay_match
+from vision.live_frames import frames_body, jpeg
 from vision.synth.observe_sim import observations_from_truth
 
 from ..transcriber.streams import render_clean
@@ -30,12 +31,18 @@ needs_gnubg = pytest.mark.skipif(find_gnubg() is None, reason="GNU Backgammon is
 
 
 @pytest.fixture(scope="module")
-def one_game(tmp_path_factory):
-    """A generated game without cube or resignation (it ends by bearing off), rendered clean and small; its
-    observations, and the batch decoder's record of them."""
+def one_game_truth(tmp_path_factory):
+    """A generated game without cube or resignation (it ends by bearing off), rendered clean and small (5 frames a
+    second): its truth file, the video `v.mp4` beside it."""
     rec = random_match(4, players=("Ann", "Bob"), opts=GenOptions(length=1, double_rate=0.0, resign_rate=0.0))
     rec.games = rec.games[:1]
-    truth = render_clean(tmp_path_factory, rec, "live", seed=2)
+    return render_clean(tmp_path_factory, rec, "live", seed=2)
+
+
+@pytest.fixture(scope="module")
+def one_game(one_game_truth):
+    """That game's observations, and the batch decoder's record of them."""
+    truth = one_game_truth
     obs = observations_from_truth(truth)
     from vision.synth.truth import read_truth
 
@@ -168,6 +175,84 @@ def test_the_last_play_is_judged_by_gnubg_once_it_is_made(server, one_game):
     finally:
         judge.close()
     assert checked == 3
+
+
+def _frames(video, n: int) -> list[tuple[float, bytes]]:
+    """The first `n` frames of a video as an agent sends them: (seconds into it, JPEG)."""
+    import av
+
+    out = []
+    with av.open(str(video)) as c:
+        for f in c.decode(video=0):
+            out.append((float(f.time), jpeg(f.to_ndarray(format="bgr24"))))
+            if len(out) == n:
+                break
+    return out
+
+
+def post_frames(c: httpx.Client, body: bytes, token: str = TOKEN) -> httpx.Response:
+    return c.post("/api/v1/ingest/boards/7/live/frames", content=body, headers=auth(token))
+
+
+@pytest.fixture(scope="module")
+def camera_game(tmp_path_factory):
+    """70 s of a generated game rendered clean at 640x360, 5 frames a second (the camera stage's smallest
+    working size, not the decoder tests' 320x180): its video, the plays made in it and whether the light player
+    is the record's first."""
+    from vision.synth.video import render_match
+
+    d = tmp_path_factory.mktemp("camera-game")
+    rec = random_match(6, players=("Ann", "Bob"), opts=GenOptions(length=3, double_rate=0.0, resign_rate=0.0))
+    render_match(rec, d / "v.mp4", d / "truth.jsonl", profile="clean", seed=4, fps=5, size=(640, 360),
+                 progress=False, games=1, until_s=70)
+    from vision.synth.truth import read_truth
+
+    events = list(read_truth(d / "truth.jsonl"))
+    plays = [e for e in events if e.get("type") == "event" and e.get("kind") == "play" and e["t"] < 66]
+    return d / "v.mp4", plays, events[0]["rig"]["seating"]["p0_light"]
+
+
+@sqlite_only
+def test_frames_an_agent_sends_are_observed_by_the_server(server, camera_game):
+    """An agent too small to observe sends its frames; the server runs the camera stage on them and the live state
+    follows the game as it does from the agent's own observations."""
+    video, plays, light_first = camera_game
+    _match(server, ("Ann", "Bob"), length=3)
+    frames = _frames(video, 5 * 70)
+    # (the decoder numbers the light player 0; the rendered record may have dark first)
+    want = [((p["player"] if light_first else 1 - p["player"]), p["play"]) for p in plays][:-1]
+    cams = server.state.live_cameras
+    t0 = time.time() - frames[-1][0] - 1
+    with server.client() as c:
+        for k in range(0, len(frames), 5):
+            r = post_frames(c, frames_body([(t0 + t, j) for t, j in frames[k:k + 5]]))
+            assert r.status_code == 200, r.text
+            assert r.json()["accepted"] == len(frames[k:k + 5]) and r.json()["dropped"] == 0
+            deadline = time.time() + 30  # (the test sends as fast as the server observes: nothing waits to go)
+            while (cams.cameras[7].frames or cams.cameras[7].busy) and time.time() < deadline:
+                time.sleep(0.01)
+        st = c.get("/api/v1/live/boards/7/state").json()
+    assert st["live"] and st["match"]["players"] == ["Ann", "Bob"]
+    assert len(want) >= 3 and [(a["player"], a["play"]) for a in st["actions"]][:len(want)] == want
+    assert cams.cameras[7].observed == len(frames) and cams.cameras[7].unreadable == 0
+
+
+def test_bad_frames_are_refused_and_change_nothing(server, one_game_truth):
+    _match(server, ("Ann", "Bob"))
+    good = _frames(one_game_truth.parent / "v.mp4", 2)
+    t = time.time()
+    with server.client() as c:
+        before = c.get("/api/v1/live/boards/7/state").json()["version"]
+        for body, why in [(b"not frames", "frame 1: no header line"),
+                          (b'{"t": 1}\n' + good[0][1], "the header is not"),
+                          (frames_body([(t, good[0][1])])[:-10], "frame 1: "),
+                          (frames_body([(t, b"GIF89a" + good[0][1])]), "frame 1: not a JPEG"),
+                          (frames_body([(t, good[0][1]), (t - 1, good[1][1])]), "frame 2: its time is not after")]:
+            r = post_frames(c, body)
+            assert r.status_code == 422 and why in r.json()["detail"], (why, r.text)
+        assert post_frames(c, frames_body([(t, good[0][1])]), token="not-the-board-token-at-all").status_code == 401
+        assert c.get("/api/v1/live/boards/7/state").json()["version"] == before
+        assert 7 not in server.state.live_cameras.cameras
 
 
 def _events(resp):

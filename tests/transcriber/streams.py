@@ -6,6 +6,7 @@ from __future__ import annotations
 from transcriber.decode import decode
 from transcriber.evaluate import evaluate_transcript
 from transcriber.generate import GenOptions, random_match
+from vision.synth.observe_sim import observations_from_truth
 from vision.synth.truth import match_from_truth, read_truth
 from vision.synth.video import render_match
 
@@ -42,3 +43,44 @@ def decode_truth(truth_path, observations, **kw):
 
         align_players(truth, rec)
     return truth, rec, res, evaluate_transcript(truth, rec, res.flags)
+
+
+def illegal_play_shown(truth_path):
+    """The observations of a rendered match in which, after game 1's seventh play, the board shows one checker of
+    that play a point further on than the roll allows (a play the players condoned)."""
+    obs = observations_from_truth(truth_path)
+    plays = [e for e in read_truth(truth_path) if e.get("type") == "event" and e["kind"] == "play" and e["game"] == 1]
+    target, nxt = plays[6], plays[7]
+    for o in obs:
+        if o.slots is not None and target["t"] <= o.t < nxt["t"]:
+            src = next(s for s in range(24) if o.slots[s].light.argmax() >= 2)
+            dst = next(s for s in range(24) if o.slots[s].light.argmax() == 0 and o.slots[s].dark.argmax() == 0)
+            o.slots[src].light = o.slots[src].light.copy()
+            k = int(o.slots[src].light.argmax())
+            o.slots[src].light[:] = 0.0
+            o.slots[src].light[k - 1] = 1.0
+            o.slots[dst].light = o.slots[dst].light.copy()
+            o.slots[dst].light[:] = 0.0
+            o.slots[dst].light[1] = 1.0
+    return obs
+
+
+def dice_misread(truth_path, at_least: int = 8):
+    """The observations of a rendered match in which the dice of one of game 1's throws (the first from its
+    `at_least`-th on that is not a double, nor the opening) are read, sure and wrong, as a double of another value:
+    no play of the dice read explains the board afterwards. The throw's index among the game's events, too."""
+    import numpy as np
+
+    obs = observations_from_truth(truth_path)
+    events = [e for e in read_truth(truth_path) if e.get("type") == "event" and e.get("game") == 1]
+    rolls = [k for k, e in enumerate(events) if e["kind"] == "roll" and not e.get("opening")
+             and e["dice"][0] != e["dice"][1]]
+    k = next(k for k in rolls if events[k]["move"] >= at_least)
+    roll = events[k]
+    end = next(e["t"] for e in events[k + 1:] if e["kind"] == "play")
+    wrong = next(v for v in (6, 5, 4) if v not in roll["dice"])
+    for o in obs:
+        if roll["t"] <= o.t < end:
+            for d in o.dice:
+                d.values = np.eye(6)[wrong - 1]
+    return obs, roll

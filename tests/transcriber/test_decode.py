@@ -20,7 +20,7 @@ from vision.synth.truth import read_truth
 from vision.synth.video import render_match
 
 from ..conftest import SAMPLES
-from .streams import SMALL, decode_truth, render_clean, render_game_ending
+from .streams import SMALL, decode_truth, illegal_play_shown, render_clean, render_game_ending
 
 
 @pytest.fixture(scope="module")
@@ -82,24 +82,7 @@ def test_longer_footage_gap_is_flagged_never_silent(real_truth):
 
 
 def test_condoned_illegal_move_is_flagged(real_truth):
-    obs = observations_from_truth(real_truth)
-    items = [i for i in read_truth(real_truth)]
-    plays = [e for e in items if e.get("type") == "event" and e["kind"] == "play" and e["game"] == 1]
-    target = plays[6]
-    nxt = plays[7]
-    # between this play and the next one the board shows a checker one point further on
-    for o in obs:
-        if o.slots is not None and target["t"] <= o.t < nxt["t"]:
-            src = next(s for s in range(24) if o.slots[s].light.argmax() >= 2)
-            dst = next(s for s in range(24) if o.slots[s].light.argmax() == 0 and o.slots[s].dark.argmax() == 0)
-            o.slots[src].light = o.slots[src].light.copy()
-            k = int(o.slots[src].light.argmax())
-            o.slots[src].light[:] = 0.0
-            o.slots[src].light[k - 1] = 1.0
-            o.slots[dst].light = o.slots[dst].light.copy()
-            o.slots[dst].light[:] = 0.0
-            o.slots[dst].light[1] = 1.0
-    _, _, res, _ = decode_truth(real_truth, obs)
+    _, _, res, _ = decode_truth(real_truth, illegal_play_shown(real_truth))
     assert any(f["reason"] == "no_legal_play" for f in res.flags)
 
 

@@ -8,10 +8,13 @@ import pytest
 from transcriber.compare import diff_matches
 from transcriber.decode import decode
 from transcriber.live import LiveDecoder
+from transcriber.moves import legal_plays
 from transcriber.record import Move
 from transcriber.replay import replay_match
 from vision.synth.observe_sim import Noise, observations_from_truth
 from vision.synth.truth import match_from_truth, read_truth
+
+from .streams import dice_misread
 
 HARD = Noise(slot_misread=0.01, dice_misread=0.02)
 
@@ -88,6 +91,22 @@ def test_the_board_shown_is_always_one_the_match_passed_through(real_truth):
             assert tuple(nxt.dice) == v.dice and nxt.player == v.turn
     assert playing > len(views) // 4
     assert views[-1].phase == "game_over" and len(views[-1].games) == len(games) - 1
+
+
+def test_a_play_the_dice_read_do_not_allow_is_shown_as_the_board_showed_it(real_truth):
+    """A throw's dice read sure and wrong: the record keeps the play the board shows (flagged), which the dice read
+    do not allow; the live view shows that play and the position it made, and never fails on it (it used to look
+    for the play among the dice's legal ones)."""
+    obs, _ = dice_misread(real_truth)
+    live, views, batch = feed(real_truth, obs)  # (a view every 5 observations)
+    game = replay_match(batch.record).games[0]
+    k = next(k for k, a in enumerate(game.game.actions) if isinstance(a, Move) and a.play
+             and all(p.notation != a.play for p in legal_plays(game.positions[k], a.player, a.dice)))
+    after = _after_each(batch.record)[0]
+    keys = [(a.player, a.play) for a in game.game.actions[:k + 1]]
+    shown = [v for v in views if [(a.player, a.play) for a in v.actions[:k + 1]] == keys]
+    assert shown and all(v.positions[k] == after[k] for v in shown)
+    assert live.finish().record.games[0].actions == batch.record.games[0].actions
 
 
 def test_nothing_read_yet():
