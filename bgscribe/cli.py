@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -357,10 +358,10 @@ def add_footage_commands(sub) -> None:
 
     p = sub.add_parser(
         "worker", help="do the server's pipeline jobs (observe, transcribe, PR, learn) from its job queue",
-        description="A worker for a server started with --broker: it takes jobs from the job queue (Redis) one at "
-                    "a time per --jobs, reads the footage and writes observations in the server's data folder "
+        description="A worker for a server started with --broker: it takes jobs from the job queue (Redis), "
+                    "--jobs at a time, reads the footage and writes observations in the server's data folder "
                     "(shared with the server, e.g. over NFS), and records results in the server's database. Start "
-                    "as many as the machines have cores to spare, on any machine that reaches the three. A worker "
+                    "one on each machine that reaches the three and has cores to spare. A worker "
                     "that dies mid-job loses nothing: after --config's broker_heartbeat_seconds (default 60) its "
                     "job is redone by another. SIGTERM or Ctrl-C stops it, handing back its job. Exit status: 0 "
                     "stopped, 2 bad settings (broker, database or schema).")
@@ -371,8 +372,9 @@ def add_footage_commands(sub) -> None:
                                                          "config's, $BGSCRIBE_DATABASE_URL, else SQLite in DATA)")
     p.add_argument("--data", metavar="DIR", help="the server's data folder as this machine sees it (default: "
                                                  "the config's data_dir)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="jobs at a time (each runs the camera stage in a process of its own; default: 1)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                   help="jobs at a time (each runs the camera stage in a process of its own, on one core; default: "
+                        "this machine's cores, %(default)s)")
     p.set_defaults(func=cmd_worker)
 
     p = sub.add_parser(

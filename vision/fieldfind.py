@@ -69,7 +69,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from .fieldlines import line_quads
+from .fieldlines import line_quads, segments
 from .fieldsnap import snap
 from .pointedges import BARS, SHAPES, SIDE_SAMPLES, Edges
 from .pointfit import fit
@@ -316,7 +316,8 @@ def find_field(picture: np.ndarray) -> FieldFit:
     quads = candidates(img)
     quads += _unions(quads, w, h)
     quads += network_proposals(img)  # the network sees 256 px: its edges refined on the copy, not the picture
-    quads += [order_corners(q) for q in line_quads(img)]
+    segs = segments(img)  # (the picture's line segments: its lines' outlines, and the points' tips where needed)
+    quads += [order_corners(q) for q in line_quads(img, segs)]
     ways = _ways(_dedupe(quads, w, h), w, h)
     if not ways:
         return FieldFit(np.float64([[0, 0], [w, 0], [w, h], [0, h]]) / s, 0.0, 0.08, 0.46)
@@ -330,7 +331,7 @@ def find_field(picture: np.ndarray) -> FieldFit:
     fit = framed if (framed.quality, framed.score) > (fit.quality, fit.score) else fit
     if fit.found:
         return fit
-    tipped = from_tips(picture, img, s, edges)
+    tipped = from_tips(picture, img, s, edges, segs)
     return tipped if tipped is not None and (tipped.quality, tipped.score) > (fit.quality, fit.score) else fit
 
 
@@ -341,14 +342,15 @@ def _ways(quads: list[np.ndarray], w: int, h: int) -> list[tuple[int, np.ndarray
     return [(r, q) for r, q in ways if in_view(q, w, h) and _field_shaped(q) and _area(q) >= MIN_AREA * w * h]
 
 
-def from_tips(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges) -> FieldFit | None:
+def from_tips(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges,
+              segs: np.ndarray | None = None) -> FieldFit | None:
     """The field of the best of the outlines the points' tips give (`vision.pointtips`; ``img`` the working copy of
     ``picture``, shrunk by ``s``), held to the insets' higher bar (`WIDER`); None where they give none. The last
     resort where no outline gives a sure field: rows of tips make nine outlines a pair, their ends a point or two
     aside among them, and a bar a point wider takes up such a point (the edges then score the field a point too long
     at one end as well as the right one), while a sure outline is the board's own edge."""
     h, w = img.shape[:2]
-    ways = _ways([order_corners(q) for q in tip_quads(img)], w, h)
+    ways = _ways([order_corners(q) for q in tip_quads(img, segs)], w, h)
     if not ways:
         return None
     # each also placed as it is: its sides come from the points, and the straight edge nearest can be a tray's (a
@@ -515,9 +517,9 @@ def given_field(picture: np.ndarray, corners: np.ndarray) -> FieldFit:
     q = order_corners(np.asarray(corners, np.float64))
     small, s = working_copy(picture)
     edges = Edges(small)
-    ways = [edges.score(np.roll(q, -r, 0) * s, SHAPES) for r in range(2)]
-    r = int(np.argmax([w[0] for w in ways]))
-    shape, score = _refine_shape(edges, np.roll(q, -r, 0) * s, ways[r][1])
+    ways = [_fitted_shape(edges, np.roll(q, -r, 0) * s) for r in range(2)]  # (as the finder judges an outline)
+    r = int(np.argmax([sc for _, sc in ways]))
+    shape, score = ways[r]
     return FieldFit(np.roll(q, -r, 0), _quality(score), shape[0], shape[1], score, turned=bool(r))
 
 

@@ -27,9 +27,10 @@ def segments(img: np.ndarray) -> np.ndarray:
     return np.zeros((0, 4)) if segs is None else segs.reshape(-1, 4).astype(np.float64)
 
 
-def lines(img: np.ndarray) -> list[tuple[float, float, float]]:
-    """The picture's long straight lines: (angle 0..pi of the normal, offset along it, support in px)."""
-    segs = segments(img)
+def lines(img: np.ndarray, segs: np.ndarray | None = None) -> list[tuple[float, float, float]]:
+    """The picture's long straight lines: (angle 0..pi of the normal, offset along it, support in px); ``segs``: its
+    `segments`, where the caller has them."""
+    segs = segments(img) if segs is None else segs
     diag = float(np.hypot(*img.shape[:2]))
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
     keep = length >= MIN_SEGMENT * diag
@@ -69,9 +70,9 @@ def _meet(l1, l2) -> np.ndarray | None:
     return np.linalg.solve(A, np.array([r1, r2]))
 
 
-def line_quads(img: np.ndarray) -> list[np.ndarray]:
+def line_quads(img: np.ndarray, segs: np.ndarray | None = None) -> list[np.ndarray]:
     """Quadrilaterals whose four sides are lines of the picture (working-copy pixels, any corner order)."""
-    ls = lines(img)
+    ls = lines(img, segs)
     diag = float(np.hypot(*img.shape[:2]))
     c = np.array([img.shape[1] / 2, img.shape[0] / 2])
     pairs = []

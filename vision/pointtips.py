@@ -77,13 +77,13 @@ def joined(segs: np.ndarray, diag: float) -> np.ndarray:
     return np.array(out)
 
 
-def tips(img: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def tips(img: np.ndarray, segs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where the lines of two long segments of similar length meet at an acute angle just beyond an end of each:
     (N, 2) tips, (N, 2) unit axes (from the tip between the two sides, towards the base), (N,) how far the longer
     side reaches from the tip; in ``img``'s pixels. Lines, not ends: a point's sides fade into its tip, where
     the segments stop short of it."""
     diag = float(np.hypot(*img.shape[:2]))
-    segs = joined(segments(img), diag)
+    segs = joined(segments(img) if segs is None else segs, diag)
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
     keep = length >= SIDE_MIN * diag
     segs, length = segs[keep], length[keep]
@@ -196,10 +196,11 @@ def _meet(p: np.ndarray, d: np.ndarray, q: np.ndarray, e: np.ndarray) -> np.ndar
     return p + t[0] * d
 
 
-def tip_quads(img: np.ndarray) -> list[np.ndarray]:
-    """Quadrilaterals whose long sides are the rims of two rows of points (``img``'s pixels, any corner order)."""
+def tip_quads(img: np.ndarray, segs: np.ndarray | None = None) -> list[np.ndarray]:
+    """Quadrilaterals whose long sides are the rims of two rows of points (``img``'s pixels, any corner order;
+    ``segs``: its `vision.fieldlines.segments`, where the caller has them)."""
     diag = float(np.hypot(*img.shape[:2]))
-    at, axis, size = tips(img)
+    at, axis, size = tips(img, segs)
     if len(at) < 2 * ROW_MIN:
         return []
     rows = [_row(at[r], axis[r], size[r]) for r in _rows(at, axis, diag)]

@@ -16,6 +16,7 @@ played, and their plays against the rendered truth's within the footage.
 
     .venv/bin/python tests/bench/bench_event.py --boards 8 --seconds 180 --workers 1
     .venv/bin/python tests/bench/bench_event.py --boards 24 --seconds 300 --workers 1 --size 1280x720 --fps 15
+    .venv/bin/python tests/bench/bench_event.py --boards 24 --seconds 300 --workers 1 --jobs 1   # one job at a time
 """
 
 from __future__ import annotations
@@ -183,8 +184,9 @@ def _wait_http(url: str, seconds: float = 60) -> None:
     raise RuntimeError(f"the server at {url} did not come up")
 
 
-def _worker(data: Path, broker: str, env: dict, log: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "bgscribe", "worker", "--data", str(data), "--broker", broker],
+def _worker(data: Path, broker: str, env: dict, log: Path, jobs: int = 1) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "bgscribe", "worker", "--data", str(data), "--broker", broker,
+                             "--jobs", str(jobs)],
                             stdout=open(log, "a"), stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
 
@@ -232,7 +234,7 @@ def run(args) -> dict:
            "PYTHONPATH": str(ROOT)}
     env.pop("BGSCRIBE_CONFIG", None)
     procs: list[subprocess.Popen] = []
-    out: dict = {"boards": args.boards, "workers": args.workers, "seconds": args.seconds,
+    out: dict = {"boards": args.boards, "workers": args.workers, "jobs_per_worker": args.jobs, "seconds": args.seconds,
                  "segment_seconds": args.segment_seconds, "size": args.size, "fps": args.fps,
                  "database": db_url.split(":", 1)[0], "segments_per_board": len(segments)}
     with redis_server(tmp / "redis") as broker:
@@ -255,7 +257,7 @@ def run(args) -> dict:
                                                         "player2": f"B{n}", "started_at": started.isoformat()})
                 r.raise_for_status()
                 matches[n] = r.json()["id"]
-            workers = [_worker(data, broker, env, tmp / f"worker-{i}.log") for i in range(args.workers)]
+            workers = [_worker(data, broker, env, tmp / f"worker-{i}.log", args.jobs) for i in range(args.workers)]
             procs += workers
             db = Database(db_url, run_migrations=False)
             agents = [ReplayAgent(n, tokens[n], url, tmp / "spool" / f"b{n:02d}", segments, args.segment_seconds,
@@ -276,7 +278,7 @@ def run(args) -> dict:
                         workers[0].wait(10)
                         killed = {"job": job.id, "kind": job.kind, "at_s": round(time.time() - t0, 1),
                                   "cpu_s": cpu_dead}
-                        fresh = _worker(data, broker, env, tmp / "worker-replacement.log")
+                        fresh = _worker(data, broker, env, tmp / "worker-replacement.log", args.jobs)
                         workers.append(fresh)
                         procs.append(fresh)
                         c0[fresh.pid] = cpu_seconds(fresh.pid)
@@ -391,6 +393,9 @@ def main() -> int:
     ap.add_argument("--boards", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=180, help="footage each board replays (default 180)")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="jobs at a time in each worker (`bgscribe worker --jobs`; default: its default, this "
+                         "machine's cores)")
     ap.add_argument("--segment-seconds", type=float, default=60, help="segment length (the agent's default: 60)")
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--fps", type=float, default=15)

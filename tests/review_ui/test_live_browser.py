@@ -15,7 +15,7 @@ from tournament.pr import find_gnubg
 from transcriber.ids import parse_xgid
 from transcriber.replay import replay_match
 
-from .test_live_feed import _lines, _match, one_game, post, server  # noqa: F401 - fixtures
+from .test_live_feed import _lines, _match, one_game, one_game_truth, post, server  # noqa: F401 - fixtures
 from .test_review_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, playwright_api, pytestmark  # noqa: F401
 
 
