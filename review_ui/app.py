@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -90,7 +91,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             from .pipeline import Pipeline
 
             app.state.pipeline = Pipeline(app.state.db, app.state.store, settings.data_dir,
-                                          settings.pipeline_poll_seconds, settings.pr_ply, make_queue(settings))
+                                          settings.pipeline_poll_seconds, settings.pr_ply, make_queue(settings),
+                                          jobs=settings.pipeline_jobs or os.cpu_count() or 1)
             app.state.pipeline.start()
         task = None
         if settings.purge_interval_seconds > 0:

@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     purge_interval_seconds: float = Field(300.0, description="how often the server applies retention (0: never)")
     pipeline: bool = Field(True, description="observe and transcribe arriving footage in the background")
     pipeline_poll_seconds: float = Field(2.0, description="how often the pipeline looks for new work")
+    pipeline_jobs: int = Field(0, ge=0, le=256, description="jobs the server does at a time when no job queue "
+                               "sends them to workers (each a process on one core); 0: one per core")
     broker_url: str = Field("", description="job queue (Redis) that sends the pipeline's jobs to `bgscribe worker` "
                                             "processes, e.g. redis://10.0.0.2:6379/0; empty: the server does "
                                             "them itself, one at a time")

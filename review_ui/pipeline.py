@@ -161,9 +161,37 @@ def _job(s: Session, **where) -> PipelineJob | None:
     return s.scalars(q.order_by(PipelineJob.id.desc()).limit(1)).first()
 
 
+def observing_boards(s: Session, sent: bool = False) -> set[int]:
+    """Boards with a segment being observed (and, with `sent`, one sent to the workers): their next segment waits,
+    since each segment carries its board's state to the next."""
+    out = PipelineJob.state == RUNNING
+    if sent:
+        out = out | ((PipelineJob.state == QUEUED) & (PipelineJob.delivery != ""))
+    return set(s.scalars(select(Segment.board_id).join(PipelineJob, PipelineJob.segment_id == Segment.id).where(
+        PipelineJob.kind == OBSERVE, out)))
+
+
+def one_a_board(s: Session, jobs: list[PipelineJob], busy: set[int]) -> list[PipelineJob]:
+    """Of `jobs` (queued, in `NEXT_FIRST` order), those that may start now: a board's segments are observed one at
+    a time and in order, so only each board's first, and none of a board in `busy` (`observing_boards`)."""
+    boards = dict(s.execute(select(Segment.id, Segment.board_id).where(
+        Segment.id.in_([j.segment_id for j in jobs if j.segment_id is not None]))).all())
+    busy, out = set(busy), []
+    for job in jobs:
+        if job.kind == OBSERVE:
+            board = boards.get(job.segment_id)
+            if board in busy:
+                continue
+            busy.add(board)
+        out.append(job)
+    return out
+
+
 class Pipeline:
-    def __init__(self, db, store, data_dir: Path, poll_seconds: float = 2.0, pr_ply: int = 2, queue=None):
+    def __init__(self, db, store, data_dir: Path, poll_seconds: float = 2.0, pr_ply: int = 2, queue=None,
+                 jobs: int = 1):
         self.db = db
+        self.jobs = max(1, jobs)  # jobs at a time where this process does them (no job queue)
         self.queue = queue  # a work_queue.WorkQueue: workers elsewhere do the jobs; None: this process does them
         self.pr_ply = pr_ply  # gnubg's depth for the provisional PR (2: ~20 s an 11-point match; 0: ~1 s)
         self.store = store
@@ -171,15 +199,19 @@ class Pipeline:
         self.poll = poll_seconds
         self.stop_event = threading.Event()
         self.wake = threading.Event()
-        self.thread: threading.Thread | None = None
+        self.threads: list[threading.Thread] = []
+        self.scheduling = threading.Lock()
         self.children: set[subprocess.Popen] = set()  # one per thread doing a job (a worker may run several)
 
     # ------------------------------------------------------------------ life cycle
     def start(self) -> None:
         if self.queue is None:
             self.recover()  # with a queue, the broker gives a dead worker's job to another one
-        self.thread = threading.Thread(target=self._run, name="pipeline", daemon=True)
-        self.thread.start()
+        # (with a job queue one thread sends the jobs; without, `jobs` threads do them, each claiming its own)
+        n = 1 if self.queue is not None else self.jobs
+        self.threads = [threading.Thread(target=self._run, name=f"pipeline-{k}", daemon=True) for k in range(n)]
+        for t in self.threads:
+            t.start()
 
     def stop(self, timeout: float = 10.0) -> None:
         self.stop_event.set()
@@ -187,8 +219,8 @@ class Pipeline:
         for child in list(self.children):
             if child.poll() is None:
                 child.terminate()  # its job goes back to the queue (see `execute`)
-        if self.thread is not None:
-            self.thread.join(timeout)
+        for t in self.threads:
+            t.join(timeout)
 
     def recover(self) -> int:
         """Jobs left `running` by a server that died mid-job go back to the queue (one box, no job queue)."""
@@ -225,15 +257,13 @@ class Pipeline:
         """Queue what is new, then do the oldest queued job here (or, with a job queue, send the queued jobs to
         the workers). False when there was nothing to do."""
         with self.db.session() as s:
-            self.schedule(s)
+            with self.scheduling:  # (one thread at a time: two would queue the same new work twice)
+                self.schedule(s)
             if self.queue is not None:
                 return self.queue.dispatch(s) > 0
-            job_id = s.scalar(select(PipelineJob.id).where(PipelineJob.state == QUEUED).order_by(*NEXT_FIRST)
-                              .limit(1))
-        if job_id is None:
-            return False
-        self.execute(job_id)
-        return True
+            queued = s.scalars(select(PipelineJob).where(PipelineJob.state == QUEUED).order_by(*NEXT_FIRST)).all()
+            ready = [j.id for j in one_a_board(s, queued, observing_boards(s))]
+        return any(self.execute(job_id) for job_id in ready)  # (another thread may have claimed one: the next)
 
     def execute(self, job_id: int, delivery: str = "") -> bool:
         """Claim job `job_id` and do it; False when it was not this worker's to do (done already, or claimed by

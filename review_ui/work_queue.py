@@ -29,8 +29,7 @@ import time
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from .models import Segment
-from .pipeline_models import NEXT_FIRST, OBSERVE, QUEUED, RUNNING, PipelineJob
+from .pipeline_models import NEXT_FIRST, QUEUED, RUNNING, PipelineJob
 
 log = logging.getLogger("bgscribe.queue")
 
@@ -133,24 +132,14 @@ class WorkQueue:
         """Send the queued jobs that have not been sent; how many were sent."""
         if time.monotonic() - self.lost_checked >= LOST_CHECK_S:
             self.resend_lost(s)
+        from .pipeline import observing_boards, one_a_board
+
         jobs = s.scalars(select(PipelineJob).where(PipelineJob.state == QUEUED, PipelineJob.delivery == "")
                          .order_by(*NEXT_FIRST)).all()
         if not jobs:
             return 0
-        # boards with an observation out (sent or running): their next segment waits for it
-        out = s.scalars(select(Segment.board_id).join(PipelineJob, PipelineJob.segment_id == Segment.id).where(
-            PipelineJob.kind == OBSERVE,
-            (PipelineJob.state == RUNNING) | ((PipelineJob.state == QUEUED) & (PipelineJob.delivery != ""))))
-        busy = set(out)
-        boards = dict(s.execute(select(Segment.id, Segment.board_id).where(
-            Segment.id.in_([j.segment_id for j in jobs if j.segment_id is not None]))).all())
         sent = 0
-        for job in jobs:
-            if job.kind == OBSERVE:
-                board = boards.get(job.segment_id)
-                if board in busy:
-                    continue
-                busy.add(board)
+        for job in one_a_board(s, jobs, observing_boards(s, sent=True)):
             job.delivery = self._send(job.id)
             s.commit()  # one at a time: a stop between sending and this leaves at most one duplicate message
             sent += 1

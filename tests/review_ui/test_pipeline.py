@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from datetime import datetime, timedelta
 
 import pytest
@@ -22,19 +23,21 @@ from .conftest import auth
 from .test_ingest import BASE
 
 START = datetime(2026, 11, 29, 17, 0, 0)
+BOARD_8 = "board-8-token-secret"  # (tests/review_ui/conftest.py's client registers boards 7 and 8)
 
 
-def _upload(client, data: bytes, start: datetime, seconds: float, frames: int):
-    sid = f"b07-{start:%Y%m%dT%H%M%S}{start.microsecond // 1000:03d}Z"
+def _upload(client, data: bytes, start: datetime, seconds: float, frames: int, board: int = 7):
+    sid = f"b{board:02d}-{start:%Y%m%dT%H%M%S}{start.microsecond // 1000:03d}Z"
     iso = lambda d: d.isoformat(timespec="milliseconds") + "Z"  # noqa: E731
-    m = {"board": 7, "segment_id": sid, "start": iso(start), "end": iso(start + timedelta(seconds=seconds)),
+    m = {"board": board, "segment_id": sid, "start": iso(start), "end": iso(start + timedelta(seconds=seconds)),
          "frames": frames, "dropped_frames": 0, "gaps": [], "sha256": hashlib.sha256(data).hexdigest(),
          "bytes": len(data)}
-    r = client.post(f"{BASE}/7/segments", json=m, headers=auth())
+    h = auth() if board == 7 else auth(BOARD_8)
+    r = client.post(f"{BASE}/{board}/segments", json=m, headers=h)
     assert r.status_code == 200, r.text
-    r = client.put(f"{BASE}/7/segments/{sid}/data", params={"offset": 0}, content=data, headers=auth())
+    r = client.put(f"{BASE}/{board}/segments/{sid}/data", params={"offset": 0}, content=data, headers=h)
     assert r.status_code == 200, r.text
-    r = client.post(f"{BASE}/7/segments/{sid}/complete", headers=auth())
+    r = client.post(f"{BASE}/{board}/segments/{sid}/complete", headers=h)
     assert r.status_code == 200, r.text
     return sid
 
@@ -98,6 +101,36 @@ def test_each_segment_is_observed_once_and_a_restart_resumes_the_interrupted_job
         st = match_stage(s, match_id)
         assert st["stage"] == "failed" and "no board was read" in st["error"]
     assert not _pipeline(client).run_once()  # nothing new: no work is repeated
+
+
+@needs_ffmpeg
+def test_jobs_at_a_time_observe_boards_side_by_side_and_each_boards_segments_in_order(client, footage, tmp_path):
+    """Without a job queue the server does `jobs` at a time: two boards' segments are observed side by side, while
+    one board's are observed one after the other (each carries the board's state to the next)."""
+    clip = make_clip(tmp_path / "clip8.mp4", 4, size="320x180", fps=5).read_bytes()
+    _upload(client, clip, START, 4, 20, board=8)
+    st = client.app_state
+    p = Pipeline(st.db, st.store, st.settings.data_dir, poll_seconds=0.2, jobs=2)
+    p.start()
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            jobs = _jobs(client, OBSERVE)
+            if len(jobs) == 3 and all(j[3] == DONE for j in jobs):
+                break
+            time.sleep(0.2)
+    finally:
+        p.stop()
+    with st.db.session() as s:
+        from review_ui.models import Segment
+
+        rows = [(j.started_at, j.finished_at, s.get(Segment, j.segment_id).board.number)
+                for j in s.query(PipelineJob).filter_by(kind=OBSERVE).order_by(PipelineJob.id)]
+    assert all(j[3] == DONE and j[4] == 1 for j in _jobs(client, OBSERVE))
+    seven = sorted(r for r in rows if r[2] == 7)
+    eight = next(r for r in rows if r[2] == 8)
+    assert len(seven) == 2 and seven[1][0] >= seven[0][1]  # board 7's second segment after its first
+    assert any(a[0] < eight[1] and eight[0] < a[1] for a in seven)  # board 8 observed beside board 7
 
 
 @needs_ffmpeg
