@@ -151,7 +151,8 @@ def agent_main(a) -> int:
     live.stop()
     live.join(5)
     print(json.dumps({"board": a.board, "observed": live.observed, "dropped": live.dropped, "posted": live.posted,
-                      "sent": rep.sent, "left": rep.spool.count(), "error": live.last_error}), flush=True)
+                      "where": live.where, "frames_sent": live.sent, "sent": rep.sent, "left": rep.spool.count(),
+                      "error": live.last_error}), flush=True)
     return 0
 
 
@@ -320,6 +321,8 @@ def run(args) -> dict:
         out["agents"] = {"observed": sum(r.get("observed", 0) for r in reports),
                          "dropped_frames": sum(r.get("dropped", 0) for r in reports),
                          "posted": sum(r.get("posted", 0) for r in reports),
+                         "handed_to_the_server": sum(r.get("where") == "server" for r in reports),
+                         "frames_sent": sum(r.get("frames_sent", 0) for r in reports),
                          "errors": [r["error"] for r in reports if r.get("error")]}
         # the match ends with its footage (as staff would set it); then the record is finished
         ended = {}
