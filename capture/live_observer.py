@@ -9,7 +9,8 @@ At start it asks the server for the board's confirmed field and what earlier foo
 
 Where the agent's machine is too small to observe (`where="auto"`: it dropped more than a third of the frames
 over 20 s), or where told to (`where="server"`), it sends the frames themselves instead, as JPEG, and the server
-observes them (review_ui/live_cameras.py). It never switches back: a machine that fell behind once would again.
+observes them (review_ui/live_cameras.py). It does not hand over twice: the server hands a board back when it
+cannot keep up either (`take_back`), and the agent then observes what it can.
 """
 
 from __future__ import annotations
@@ -153,9 +154,14 @@ class LiveObserver(threading.Thread):
             if self._pending_frames:
                 from vision.live_frames import frames_body
 
-                answers.append(self.client.live_frames(frames_body(self._pending_frames)))
+                answer = self.client.live_frames(frames_body(self._pending_frames))
+                answers.append(answer)
                 self.sent += len(self._pending_frames)
                 self._pending_frames = []
+                if answer.get("take_back"):  # the server cannot keep up (or observes no frames): here, for good
+                    self.where, self.auto = "agent", False
+                    log.warning("live observer: the server hands observing back (%s); observing here",
+                                answer.get("why") or "it dropped too many of this board's frames")
         except Rejected as e:  # (refused as they are: sending them again would never help)
             self.last_error = f"refused by the server: {e}"
             self._pending, self._pending_frames = [], []

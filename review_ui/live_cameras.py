@@ -5,7 +5,9 @@ observations to the board's live decoder (review_ui/live_feed.py) as if the agen
 
 A pool of threads (`live_camera_threads`) observes every such board; a board is observed by one thread at a time,
 its frames in order. Each board keeps only its newest frames (the live view wants now): when the pool falls
-behind, the oldest waiting go (counted, and said to the agent), never the recording, which is the agent's."""
+behind, the oldest waiting go (counted, and said to the agent), never the recording, which is the agent's. A board
+that loses more than a third of its frames over 20 s is handed back to its agent (`take_back`): the server's cores
+were not free after all, and an agent that observes what it can beats a server that observes nothing."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from vision.live_frames import picture
 log = logging.getLogger("bgscribe.live")
 
 KEEP = 10  # frames waiting per board (two seconds at 5 a second)
+TAKE_BACK_WINDOW_S = 20.0
+TAKE_BACK_DROPPED = 1 / 3  # a board whose frames this server drops more than this share of goes back to its agent
 
 
 def live_setup(data_dir, board) -> dict:
@@ -55,6 +59,9 @@ class _Camera:
     cut: bool = False  # the live decoder saw the match over: told to the agent with its next post
     since: float = 0.0  # when its oldest waiting frame came
     last_t: float = float("-inf")  # the footage time of the newest frame taken
+    taken: int = 0
+    window: tuple = (0.0, 0, 0)  # (start, taken, dropped) of the take-back window
+    take_back: bool = False  # the pool lost too many of its frames: the agent observes them itself again
 
 
 class LiveCameras:
@@ -85,9 +92,28 @@ class LiveCameras:
                 if len(cam.frames) == KEEP:
                     cam.dropped += 1
                 cam.frames.append(f)
+            cam.taken += len(new)
+            self._judge_keeping_up(cam)
             cut, cam.cut = cam.cut, False
             self._cond.notify()
-            return {"accepted": len(new), "dropped": cam.dropped, "cut_segment": cut}
+            return {"accepted": len(new), "dropped": cam.dropped, "cut_segment": cut, "take_back": cam.take_back}
+
+    @staticmethod
+    def _judge_keeping_up(cam: _Camera) -> None:
+        """(under the lock) The agent's own rule, from this side: a board whose frames the pool dropped more than
+        `TAKE_BACK_DROPPED` of over `TAKE_BACK_WINDOW_S` is handed back to its agent (this server's cores are
+        taken: by other boards, or by the record's jobs), which then observes as well as it can, for good."""
+        now = time.monotonic()
+        start, taken, dropped = cam.window
+        if start == 0.0:
+            cam.window = (now, cam.taken, cam.dropped)
+        elif now - start >= TAKE_BACK_WINDOW_S:
+            taken, dropped = cam.taken - taken, cam.dropped - dropped
+            if taken >= 10 and dropped > TAKE_BACK_DROPPED * taken and not cam.take_back:
+                cam.take_back = True
+                log.warning("board %d: this server observed only %d of its %d live frames in %.0f s; its agent "
+                            "is asked to observe them itself", cam.number, taken - dropped, taken, now - start)
+            cam.window = (now, cam.taken, cam.dropped)
 
     def _next(self) -> _Camera | None:
         """(under the lock) The board whose frames have waited longest and that no thread is observing."""

@@ -8,7 +8,9 @@ import json
 import time
 from datetime import timedelta
 
+import cv2
 import httpx
+import numpy as np
 import pytest
 
 from review_ui.models import Board, Event
@@ -235,6 +237,39 @@ def test_frames_an_agent_sends_are_observed_by_the_server(server, camera_game):
     assert st["live"] and st["match"]["players"] == ["Ann", "Bob"]
     assert len(want) >= 3 and [(a["player"], a["play"]) for a in st["actions"]][:len(want)] == want
     assert cams.cameras[7].observed == len(frames) and cams.cameras[7].unreadable == 0
+
+
+@sqlite_only
+def test_a_server_that_cannot_keep_up_hands_the_board_back_to_its_agent(server, camera_game, monkeypatch):
+    """A board whose frames the server drops more than a third of (its cores taken by other boards or by the
+    record's jobs) is handed back: the agent is told `take_back`, and a real agent then observes itself."""
+    from capture.live_observer import LiveObserver
+    from capture.uploader import Client
+
+    monkeypatch.setattr("review_ui.live_cameras.TAKE_BACK_WINDOW_S", 0.3)
+    _match(server, ("Ann", "Bob"), length=3)
+    frames = _frames(camera_game[0], 60)
+    t0 = time.time()
+    with server.client() as c:
+        r = post_frames(c, frames_body([(t0 + t, j) for t, j in frames[:30]]))  # 30 at once: the newest 10 wait
+        assert r.json()["dropped"] == 20 and not r.json()["take_back"]
+        time.sleep(0.4)
+        r = post_frames(c, frames_body([(t0 + t, j) for t, j in frames[30:60]]))
+        assert r.json()["take_back"]
+    agent = LiveObserver(Client(server.url, TOKEN, 7), fps=5, where="server")
+    agent.start()
+    try:
+        picture = cv2.imdecode(np.frombuffer(frames[0][1], np.uint8), cv2.IMREAD_COLOR)
+        deadline = time.time() + 10
+        k = 0
+        while agent.where == "server" and time.time() < deadline:
+            agent.offer(time.time() + k, picture)
+            k += 1
+            time.sleep(0.2)
+        assert agent.where == "agent" and agent.sent >= 1 and agent.last_error == ""
+    finally:
+        agent.stop()
+        agent.join(5)
 
 
 def test_bad_frames_are_refused_and_change_nothing(server, one_game_truth):
