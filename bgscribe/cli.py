@@ -312,11 +312,12 @@ def add_footage_commands(sub) -> None:
     p.add_argument("--live-fps", type=float, default=5.0, metavar="FPS",
                    help="with --server: observe this many frames a second on this machine and post them to the "
                         "server for the live boards (stream overlay, hall); 0 turns it off (default: %(default)s)")
-    p.add_argument("--live-where", default="auto", choices=("auto", "agent", "server"),
+    p.add_argument("--live-where", default="agent", choices=("agent", "server", "auto"),
                    help="who runs the camera stage on the live frames: this machine (agent), the server (this "
-                        "machine sends the frames as JPEG, about 0.5 MB/s at 720p and 5 a second), or auto: this "
-                        "machine until it drops more than a third of them over 20 s, then the server "
-                        "(default: %(default)s)")
+                        "machine sends the frames as JPEG, about 0.5 MB/s at 720p and 5 a second; for an agent "
+                        "machine too small to observe, where the server has cores to spare), or auto: this "
+                        "machine until it drops more than a third of them over 20 s, then the server, which hands "
+                        "the board back when it cannot keep up either (default: %(default)s)")
     p.add_argument("--replay-speed", type=float, default=1.0, metavar="X",
                    help="replay a video file at X times real time (0: as fast as possible); timestamps keep "
                         "the footage's own times (default 1)")

@@ -52,7 +52,7 @@ class AgentConfig:
     loop: bool = False
     replay_speed: float = 1.0  # for a file source: 0 = as fast as the encoder goes (demo, tests)
     live_fps: float = 0.0  # observe this many frames a second here and post them for the live boards; 0: off
-    live_where: str = "auto"  # who observes them: here, the server, or here until this machine falls behind
+    live_where: str = "agent"  # who observes them: here, the server, or here until this machine falls behind
 
     def __post_init__(self):
         if (self.store is None) == (self.server is None):

@@ -33,7 +33,7 @@ HAND_OVER_DROPPED = 1 / 3  # auto: dropping more than this share of a window's f
 
 
 class LiveObserver(threading.Thread):
-    def __init__(self, client, fps: float = 5.0, on_cut=None, where: str = "auto"):
+    def __init__(self, client, fps: float = 5.0, on_cut=None, where: str = "agent"):
         """``client``: the agent's `uploader.Client`; ``on_cut``: called when the server says the match is over
         (the agent then closes its segment at once); ``where``: who observes (`WHERE`)."""
         if where not in WHERE:

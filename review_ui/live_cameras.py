@@ -78,7 +78,7 @@ class LiveCameras:
 
     def offer(self, number: int, board_id: int, frames: list[tuple[float, bytes]]) -> dict:
         """Take a post of frames (JPEG, in order); observed in the pool's threads. {"accepted", "dropped" (all
-        so far), "cut_segment"}."""
+        so far), "cut_segment", "take_back" (the agent is to observe them itself from now on)}."""
         with self._cond:
             cam = self.cameras.get(number)
             if cam is None or cam.board_id != board_id:

@@ -311,7 +311,8 @@ async def live_frames(board: int, b: BoardDep, request: Request):
     """Frames for the server to observe, from an agent that cannot keep up with observing its own camera
     (`vision.live_frames`: JSON header lines, each followed by its JPEG): observed in the server's live-camera
     threads (review_ui/live_cameras.py) and decoded as if the agent had posted the observations. {"accepted",
-    "dropped" (frames that waited too long, so far), "cut_segment"}."""
+    "dropped" (frames that waited too long, so far), "cut_segment", "take_back" (observe them on the agent: this
+    server cannot keep up)}."""
     from vision.live_frames import FramesError, parse_frames
 
     cameras = request.app.state.live_cameras
