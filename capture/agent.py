@@ -73,8 +73,11 @@ class AgentConfig:
             self.warn_free_mb = self.min_free_mb * 2
         if self.live_fps < 0 or (self.live_fps > 0 and not self.server):
             raise ValueError("--live-fps needs a --server to post to (and cannot be negative)")
-        if self.live_where not in ("auto", "agent", "server"):
-            raise ValueError(f"--live-where must be auto, agent or server, not {self.live_where!r}")
+        if self.live_fps > 0:
+            from .live_observer import WHERE  # (with the camera stage: only where the agent observes live)
+
+            if self.live_where not in WHERE:
+                raise ValueError(f"--live-where must be one of {', '.join(WHERE)}, not {self.live_where!r}")
 
 
 class Agent:

@@ -20,6 +20,8 @@ import queue
 import threading
 import time
 
+from vision.live_frames import Pace
+
 from .uploader import Rejected
 
 log = logging.getLogger("bgscribe.capture.live")
@@ -28,8 +30,6 @@ POST_EVERY_S = 0.5
 MAX_KEPT = 1200  # observations kept while the server is down (a few minutes at 5/s): the oldest go first
 FRAMES_KEPT = 10  # frames kept for the server while it cannot be reached: the newest (the live view wants now)
 WHERE = ("auto", "agent", "server")
-HAND_OVER_WINDOW_S = 20.0
-HAND_OVER_DROPPED = 1 / 3  # auto: dropping more than this share of a window's frames hands observing over
 
 
 class LiveObserver(threading.Thread):
@@ -54,7 +54,7 @@ class LiveObserver(threading.Thread):
         self._pending: list[str] = []
         self._pending_frames: list[tuple[float, bytes]] = []
         self._observer = None
-        self._window = (time.monotonic(), 0, 0)  # (start, offered, dropped) of the hand-over window
+        self.pace = Pace()  # auto: whether this machine keeps up with the frames
 
     # ------------------------------------------------------------------ from the agent's thread
     def due(self, wall: float) -> bool:
@@ -110,17 +110,12 @@ class LiveObserver(threading.Thread):
                 self._post()
 
     def _judge_keeping_up(self) -> None:
-        """auto: hand observing to the server once a window's frames were dropped more than HAND_OVER_DROPPED."""
-        start, offered, dropped = self._window
-        now = time.monotonic()
-        if now - start < HAND_OVER_WINDOW_S:
-            return
-        offered, dropped = self.offered - offered, self.dropped - dropped
-        if self.auto and self.where == "agent" and offered >= 10 and dropped > HAND_OVER_DROPPED * offered:
+        """auto: hand observing to the server once this machine drops too many frames (`vision.live_frames.Pace`)."""
+        if self.auto and self.where == "agent" and self.pace.behind(self.offered, self.dropped):
             self.where = "server"
+            offered, dropped, seconds = self.pace.last
             log.warning("live observer: this machine observed only %d of %d frames in %.0f s; sending the frames "
-                        "to the server to observe instead", offered - dropped, offered, now - start)
-        self._window = (now, self.offered, self.dropped)
+                        "to the server to observe instead", offered - dropped, offered, seconds)
 
     def _keep_frame(self, wall: float, bgr) -> None:
         from vision.live_frames import jpeg

@@ -19,7 +19,6 @@ class LiveAnalyst:
         from tournament.play_judge import PlayJudge
 
         self.judge = PlayJudge(ply, exe=exe)
-        self.ply = ply
         self._pending: dict[int, tuple[tuple, dict, Callable]] = {}  # board number -> its newest play to judge
         self._cond = threading.Condition()
         self._stop = False

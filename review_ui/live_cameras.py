@@ -18,13 +18,11 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from vision.live_frames import picture
+from vision.live_frames import Pace, picture
 
 log = logging.getLogger("bgscribe.live")
 
 KEEP = 10  # frames waiting per board (two seconds at 5 a second)
-TAKE_BACK_WINDOW_S = 20.0
-TAKE_BACK_DROPPED = 1 / 3  # a board whose frames this server drops more than this share of goes back to its agent
 
 
 def live_setup(data_dir, board) -> dict:
@@ -60,7 +58,7 @@ class _Camera:
     since: float = 0.0  # when its oldest waiting frame came
     last_t: float = float("-inf")  # the footage time of the newest frame taken
     taken: int = 0
-    window: tuple = (0.0, 0, 0)  # (start, taken, dropped) of the take-back window
+    pace: Pace = field(default_factory=Pace)  # whether the pool keeps up with its frames
     take_back: bool = False  # the pool lost too many of its frames: the agent observes them itself again
 
 
@@ -100,20 +98,14 @@ class LiveCameras:
 
     @staticmethod
     def _judge_keeping_up(cam: _Camera) -> None:
-        """(under the lock) The agent's own rule, from this side: a board whose frames the pool dropped more than
-        `TAKE_BACK_DROPPED` of over `TAKE_BACK_WINDOW_S` is handed back to its agent (this server's cores are
-        taken: by other boards, or by the record's jobs), which then observes as well as it can, for good."""
-        now = time.monotonic()
-        start, taken, dropped = cam.window
-        if start == 0.0:
-            cam.window = (now, cam.taken, cam.dropped)
-        elif now - start >= TAKE_BACK_WINDOW_S:
-            taken, dropped = cam.taken - taken, cam.dropped - dropped
-            if taken >= 10 and dropped > TAKE_BACK_DROPPED * taken and not cam.take_back:
-                cam.take_back = True
-                log.warning("board %d: this server observed only %d of its %d live frames in %.0f s; its agent "
-                            "is asked to observe them itself", cam.number, taken - dropped, taken, now - start)
-            cam.window = (now, cam.taken, cam.dropped)
+        """(under the lock) The agent's own rule (`vision.live_frames.Pace`), from this side: a board whose frames
+        the pool drops too many of is handed back to its agent (this server's cores are taken: by other boards, or
+        by the record's jobs), which then observes as well as it can, for good."""
+        if not cam.take_back and cam.pace.behind(cam.taken, cam.dropped):
+            cam.take_back = True
+            taken, dropped, seconds = cam.pace.last
+            log.warning("board %d: this server observed only %d of its %d live frames in %.0f s; its agent is asked "
+                        "to observe them itself", cam.number, taken - dropped, taken, seconds)
 
     def _next(self) -> _Camera | None:
         """(under the lock) The board whose frames have waited longest and that no thread is observing."""

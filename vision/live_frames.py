@@ -1,10 +1,12 @@
 """Live frames on the wire: what a capture agent too small to observe its own camera sends the server to observe
 for it (`POST /api/v1/ingest/boards/{n}/live/frames`). Each frame is a JSON line `{"t": seconds since the epoch,
-"size": bytes}` followed by that many bytes of JPEG; a post carries the frames since the last one, oldest first."""
+"size": bytes}` followed by that many bytes of JPEG; a post carries the frames since the last one, oldest first.
+Both ends judge whether the frames are kept up with by the same rule (`Pace`)."""
 
 from __future__ import annotations
 
 import json
+import time
 
 import cv2
 import numpy as np
@@ -12,6 +14,8 @@ import numpy as np
 MAX_FRAMES = 60  # in one post (an agent posts every half second)
 MAX_FRAME_BYTES = 4 << 20
 JPEG_QUALITY = 80
+WINDOW_S = 20.0  # the frames' pace is judged over windows this long
+BEHIND = 1 / 3  # more than this share of a window's frames dropped (of 10 or more): not kept up with
 
 
 class FramesError(ValueError):
@@ -61,3 +65,23 @@ def parse_frames(body: bytes) -> list[tuple[float, bytes]]:
 def picture(data: bytes) -> np.ndarray | None:
     """The frame as BGR, or None where the JPEG does not decode."""
     return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+
+
+class Pace:
+    """Whether a board's live frames are kept up with, judged over windows of `WINDOW_S`: not where more than
+    `BEHIND` of a window's frames (10 or more) were dropped. The agent hands observing to the server by it
+    (`--live-where auto`), and the server hands a board back to its agent by it."""
+
+    def __init__(self):
+        self.window = (time.monotonic(), 0, 0)  # (start, frames taken, frames dropped) where the window began
+        self.last = (0, 0, 0.0)  # the last window closed: frames taken, dropped, seconds
+
+    def behind(self, taken: int, dropped: int) -> bool:
+        """``taken``, ``dropped``: the totals so far. True where the window that closes now dropped too many."""
+        start, taken0, dropped0 = self.window
+        now = time.monotonic()
+        if now - start < WINDOW_S:
+            return False
+        self.window = (now, taken, dropped)
+        self.last = (taken - taken0, dropped - dropped0, now - start)
+        return self.last[0] >= 10 and self.last[1] > BEHIND * self.last[0]

@@ -13,8 +13,9 @@ import httpx
 import numpy as np
 import pytest
 
-from capture.live_observer import HAND_OVER_WINDOW_S, LiveObserver
+from capture.live_observer import LiveObserver
 from transcriber.generate import GenOptions, random_match
+from vision.live_frames import WINDOW_S
 from vision.synth.truth import read_truth
 from vision.synth.video import render_match
 
@@ -86,7 +87,7 @@ def test_auto_hands_observing_to_the_server_when_this_machine_falls_behind():
     assert slow.dropped == 40 - slow.frames.maxsize
     slow._judge_keeping_up()
     assert slow.where == "agent"  # (not before its window of 20 s has passed)
-    slow._window = (slow._window[0] - HAND_OVER_WINDOW_S, 0, 0)
+    slow.pace.window = (slow.pace.window[0] - WINDOW_S, 0, 0)
     slow._judge_keeping_up()
     assert slow.where == "server" and slow.report()["where"] == "server"
     # told to observe here, it never hands over; keeping up, it does not either
@@ -96,7 +97,7 @@ def test_auto_hands_observing_to_the_server_when_this_machine_falls_behind():
             lo.offer(k / 5, frame)
             if taken:
                 lo.frames.get_nowait()
-        lo._window = (lo._window[0] - HAND_OVER_WINDOW_S, 0, 0)
+        lo.pace.window = (lo.pace.window[0] - WINDOW_S, 0, 0)
         lo._judge_keeping_up()
         assert lo.where == "agent", where
     with pytest.raises(ValueError, match="where must be one of"):

@@ -8,9 +8,7 @@ import json
 import time
 from datetime import timedelta
 
-import cv2
 import httpx
-import numpy as np
 import pytest
 
 from review_ui.models import Board, Event
@@ -22,7 +20,7 @@ from transcriber.decode import decode
 from transcriber.generate import GenOptions, random_match
 from transcriber.ids import parse_xgid
 from transcriber.replay import replay_match
-from vision.live_frames import frames_body, jpeg
+from vision.live_frames import frames_body, jpeg, picture
 from vision.synth.observe_sim import observations_from_truth
 
 from ..transcriber.streams import render_clean
@@ -246,7 +244,7 @@ def test_a_server_that_cannot_keep_up_hands_the_board_back_to_its_agent(server, 
     from capture.live_observer import LiveObserver
     from capture.uploader import Client
 
-    monkeypatch.setattr("review_ui.live_cameras.TAKE_BACK_WINDOW_S", 0.3)
+    monkeypatch.setattr("vision.live_frames.WINDOW_S", 0.3)
     _match(server, ("Ann", "Bob"), length=3)
     frames = _frames(camera_game[0], 60)
     t0 = time.time()
@@ -259,11 +257,10 @@ def test_a_server_that_cannot_keep_up_hands_the_board_back_to_its_agent(server, 
     agent = LiveObserver(Client(server.url, TOKEN, 7), fps=5, where="server")
     agent.start()
     try:
-        picture = cv2.imdecode(np.frombuffer(frames[0][1], np.uint8), cv2.IMREAD_COLOR)
         deadline = time.time() + 10
         k = 0
         while agent.where == "server" and time.time() < deadline:
-            agent.offer(time.time() + k, picture)
+            agent.offer(time.time() + k, picture(frames[0][1]))
             k += 1
             time.sleep(0.2)
         assert agent.where == "agent" and agent.sent >= 1 and agent.last_error == ""
