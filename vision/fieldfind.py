@@ -38,7 +38,10 @@ each point a triangle whose two sides are straight edges. `find_field`
    rims a point's length beyond them), steps 2-5 again, held to the insets' bar (`from_tips`). A rim of the
    field's own colour, a hand over a corner or a board seen askew leave no outline of the field, and the tips
    still show (real pictures, 2026-12-05: within 1.5 % 96 -> 100 of 134, within 5 % 117 -> 123, found 97 -> 107,
-   none wrong but sure, no-board pictures 0 of 40).
+   none wrong but sure, no-board pictures 0 of 40). Seen at an angle, the tips are also laid on the board's layout
+   through the camera's perspective (`pointtips.layout_quads`), a set of outlines judged apart: boards rendered from
+   low at one end found 0 -> 4 of 6; a phone photo taken along the board 8.9 -> 3.4 % (not sure); the 134 real
+   pictures within 1.5 / 5 % 101 -> 102 / 124 -> 125, found 108, none wrong but sure (2026-12-05, `bench_real.py`).
 
 Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse on the
 real pictures (against the labels before 2026-12-04): the score's optimum is the points' layout, which on real boards
@@ -350,13 +353,17 @@ def from_tips(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges,
     aside among them, and a bar a point wider takes up such a point (the edges then score the field a point too long
     at one end as well as the right one), while a sure outline is the board's own edge."""
     h, w = img.shape[:2]
-    ways = _ways([order_corners(q) for q in tip_quads(img, segs)], w, h)
-    if not ways:
-        return None
-    # each also placed as it is: its sides come from the points, and the straight edge nearest can be a tray's (a
-    # stream frame 5.7 -> 1.9 %, a phone photo 6.0 -> 1.7 %, both found; a phone photo found 0.5 % off only snapped)
-    fit = _best(picture, img, s, edges, ways, tries=TIP_TRIES, snaps=(2, 0))
-    return _held_higher(fit)
+    fits = []
+    for quads in tip_quads(img, segs):
+        # the evenly spaced and the laid out apart: the laid out, fitted more freely, can rank above a right even one
+        # and be placed worse
+        ways = _ways([order_corners(q) for q in quads], w, h)
+        if ways:
+            # each also placed as it is: its sides come from the points, and the straight edge nearest can be a tray's
+            # (a stream frame 5.7 -> 1.9 %, a phone photo 6.0 -> 1.7 %, both found; a phone photo found 0.5 % off
+            # only snapped)
+            fits.append(_best(picture, img, s, edges, ways, tries=TIP_TRIES, snaps=(2, 0)))
+    return _held_higher(max(fits, key=lambda f: (f.quality, f.score))) if fits else None
 
 
 def _held_higher(fit: FieldFit) -> FieldFit:
