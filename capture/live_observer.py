@@ -5,7 +5,8 @@ recording up: frames come through a small queue, and when the observer falls beh
 (counted), never the recorder's.
 
 At start it asks the server for the board's confirmed field and what earlier footage taught of the board (the
-`GET .../board` ingest route), as the server's own observe jobs use them.
+`GET .../board` ingest route), as the server's own observe jobs use them, and again every minute while it still
+learns the board's dice (`vision.observe.Observer.adopt`: learning them costs twice the reading).
 
 Where the agent's machine is too small to observe (`where="auto"`: it dropped more than a third of the frames
 over 20 s), or where told to (`where="server"`), it sends the frames themselves instead, as JPEG, and the server
@@ -54,6 +55,8 @@ class LiveObserver(threading.Thread):
         self._pending: list[str] = []
         self._pending_frames: list[tuple[float, bytes]] = []
         self._observer = None
+        self._asked = 0.0  # when the server was last asked for the board's set-up
+        self._ask_every = 60.0  # (`vision.observe.ADOPT_EVERY_S`, set with the observer: vision loads lazily)
         self.pace = Pace()  # auto: whether this machine keeps up with the frames
 
     # ------------------------------------------------------------------ from the agent's thread
@@ -126,11 +129,19 @@ class LiveObserver(threading.Thread):
     def _observe(self, i: int, wall: float, bgr):
         if self._observer is None:
             self._observer = self._make_observer(bgr)
+            self._asked = time.monotonic()
+        elif time.monotonic() - self._asked >= self._ask_every and self._observer.dice_size.learning:
+            self._asked = time.monotonic()
+            try:  # what the record has learnt of the board since (`Observer.adopt`)
+                self._observer.adopt(self.client.board_setup().get("state"))
+            except Exception as e:  # noqa: BLE001 - the server may be down: learn on alone
+                log.info("live observer: no board set-up from the server (%s)", e)
         return self._observer.observe(i, wall, bgr)
 
     def _make_observer(self, bgr):
-        from vision.observe import live_observer
+        from vision.observe import ADOPT_EVERY_S, live_observer
 
+        self._ask_every = ADOPT_EVERY_S
         setup = {}
         try:
             setup = self.client.board_setup()

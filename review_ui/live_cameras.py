@@ -60,6 +60,7 @@ class _Camera:
     taken: int = 0
     pace: Pace = field(default_factory=Pace)  # whether the pool keeps up with its frames
     take_back: bool = False  # the pool lost too many of its frames: the agent observes them itself again
+    asked: float = 0.0  # when the board's set-up was last read (`live_setup`)
 
 
 class LiveCameras:
@@ -134,7 +135,7 @@ class LiveCameras:
                     self._cond.notify()
 
     def _observe(self, cam: _Camera, frames: list[tuple[float, bytes]]) -> None:
-        from vision.observe import live_observer
+        from vision.observe import ADOPT_EVERY_S, live_observer
 
         obs = []
         for t, data in frames:
@@ -146,6 +147,10 @@ class LiveCameras:
                 continue
             if cam.observer is None or bgr.shape != cam.shape:  # (a camera at another size: the field anew)
                 cam.observer, cam.shape = live_observer(bgr, self.fps, self.setup(cam.board_id)), bgr.shape
+                cam.asked = time.monotonic()
+            elif time.monotonic() - cam.asked >= ADOPT_EVERY_S and cam.observer.dice_size.learning:
+                cam.asked = time.monotonic()  # what the record has learnt of the board since (`Observer.adopt`)
+                cam.observer.adopt(self.setup(cam.board_id).get("state"))
             obs.append(cam.observer.observe(cam.i, t, bgr))
             cam.i += 1
             cam.observed += 1

@@ -190,6 +190,23 @@ class Observer:
             # given again as before: its anchor still holds, and so does a bump
             self.tracker.confirm(now, anchor, _profile_geometry(self.opts.profile) or geom)
 
+    def adopt(self, state: dict | None) -> bool:
+        """Take what the record's observer of this board has learnt since this one began (the server keeps its
+        `board_state` after each segment), where it knows more: how big the dice look, while this one still
+        learns it. A live observer started afresh reads every die at every rung of the size ladder until it has
+        seen `dicesize.SETTLED_DICE` dice, most of a game (a rendered board's frames cost it 18 ms on average
+        against 9 once learnt, 2026-12-05). Returns whether it took anything."""
+        if not state or not self.dice_size.learning:
+            return False
+        try:
+            theirs = DiceSize.from_json(state.get("dice_size"))
+        except ValueError:  # (damaged: learn on alone)
+            return False
+        if theirs.seen <= self.dice_size.seen:
+            return False
+        self.dice_size = theirs
+        return True
+
     def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
         """The board seen from above, and its geometry: which end the trays are at. Two witnesses, each
         voted over many reads (a frame with hands over the board, or the board being set up, once flipped
@@ -284,10 +301,14 @@ class Observer:
         return obs
 
 
+ADOPT_EVERY_S = 60.0  # a live observer still learning its board asks what the record learnt this often (a segment)
+
+
 def live_observer(bgr: np.ndarray, fps: float, setup: dict) -> Observer:
     """The observer of a board's live frames (the agent's own, or the server's for an agent that sends frames),
     from its set-up as the server keeps it (`GET .../board`: the confirmed field as shares of the picture, and what
-    earlier footage taught of the board; either may be missing); `bgr` is a first frame, for the field's size."""
+    earlier footage taught of the board; either may be missing); `bgr` is a first frame, for the field's size. Its
+    keeper asks again every `ADOPT_EVERY_S` while it learns (`Observer.adopt`)."""
     opts = ObserveOptions()
     if setup.get("field"):
         h, w = bgr.shape[:2]

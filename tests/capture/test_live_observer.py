@@ -102,3 +102,31 @@ def test_auto_hands_observing_to_the_server_when_this_machine_falls_behind():
         assert lo.where == "agent", where
     with pytest.raises(ValueError, match="where must be one of"):
         LiveObserver(None, where="cloud")
+
+
+def test_the_agent_takes_the_dice_size_the_record_learnt(tmp_path):
+    """While its observer still learns the board's dice, the agent asks the server again (every
+    `vision.observe.ADOPT_EVERY_S`) for what the record learnt, and takes the dice size (`Observer.adopt`): learning
+    them afresh reads every die at every rung of the size ladder, twice the cost of a frame for most of a game."""
+    from capture.uploader import Client
+    from review_ui.pipeline import board_state_path
+    from vision.dicesize import LADDER, SETTLED_DICE
+
+    server = Server(tmp_path / "server", boards={5: TOKEN}).start()
+    try:
+        lo = LiveObserver(Client(server.url, TOKEN, 5), fps=5)
+        frame = np.zeros((360, 640, 3), np.uint8)
+        lo._observe(0, 0.0, frame)  # (nothing learnt on the server yet)
+        assert lo._observer.dice_size.learning and lo._observer.dice_size.seen == 0
+        # the record's observe job of a segment wrote what it learnt: dice at 0.64 of the default's crop, settled
+        learnt = {"sums": {str(k): (0.9 if k == 0.64 else 0.5) * SETTLED_DICE for k in LADDER}, "seen": SETTLED_DICE}
+        path = board_state_path(server.data, 5)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"dice_size": learnt}))
+        lo._observe(1, 0.2, frame)  # asked a moment ago: not again yet
+        assert lo._observer.dice_size.seen == 0
+        lo._asked -= lo._ask_every
+        lo._observe(2, 0.4, frame)
+        assert lo._observer.dice_size.scale == 0.64 and not lo._observer.dice_size.learning
+    finally:
+        server.stop()

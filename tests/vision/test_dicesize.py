@@ -67,6 +67,25 @@ def test_the_learnt_size_travels_in_the_board_state():
     assert other.dice_size.scale == 0.64 and other.dice_size.seen == 20
 
 
+def test_a_live_observer_adopts_the_size_the_record_learnt():
+    """`Observer.adopt`: a live observer still learning takes the dice size of a board state that has seen more
+    dice (the record's, after a segment), and nothing else of it; not one that has seen fewer, not once settled,
+    not a damaged one."""
+    record = Observer(15.0, reader=lambda rect, geom, **kw: (None, [], None))
+    record.dice_size = _evidence(0.64, SETTLED_DICE)
+    record._tray_vote = 3.0
+    state = json.loads(json.dumps(record.board_state()))
+    live = Observer(15.0, reader=lambda rect, geom, **kw: (None, [], None))
+    live.dice_size = _evidence(1.0, 5)
+    assert live.adopt(state) and live.dice_size.scale == 0.64 and not live.dice_size.learning
+    assert live._tray_vote == 0.0  # (the rest is the live observer's own)
+    assert not live.adopt({"dice_size": _evidence(0.4, SETTLED_DICE + 10).to_json()})  # settled: kept
+    fresh = Observer(15.0, reader=lambda rect, geom, **kw: (None, [], None))
+    fresh.dice_size = _evidence(1.0, 12)
+    assert not fresh.adopt({"dice_size": _evidence(0.4, 8).to_json()}) and fresh.dice_size.scale == 1.0
+    assert not fresh.adopt({"dice_size": {"sums": "?", "seen": "many"}}) and not fresh.adopt(None)
+
+
 @needs_models
 def test_dice_twice_the_default_size_are_read_once_their_size_is_learnt():
     """Held-out rendered boards whose dice are 32 mm (the pine board's, brought to the default's field): at
