@@ -1,5 +1,6 @@
 """The capture agent's live observer: the camera stage run on the agent's own machine as it records, a few
-frames a second, its observations posted to the server every half second for the live boards
+frames a second, its observations posted to the server every half second (from a thread of their own: a slow
+server never holds observing up) for the live boards
 (review_ui/live_feed.py). The segments stay the record; this is the live view only, and it never holds the
 recording up: frames come through a small queue, and when the observer falls behind the oldest are dropped
 (counted), never the recorder's.
@@ -52,11 +53,13 @@ class LiveObserver(threading.Thread):
         self.sent = 0  # frames sent for the server to observe
         self.last_error = ""
         self.taken_at = -1e9
+        self._lock = threading.Lock()  # the pending observations and frames, shared with the posting thread
         self._pending: list[str] = []
         self._pending_frames: list[tuple[float, bytes]] = []
         self._observer = None
         self._asked = 0.0  # when the server was last asked for the board's set-up
         self._ask_every = 60.0  # (`vision.observe.ADOPT_EVERY_S`, set with the observer: vision loads lazily)
+        self._learnt: dict | None = None  # the record's board state, asked for by the posting thread
         self.pace = Pace()  # auto: whether this machine keeps up with the frames
 
     # ------------------------------------------------------------------ from the agent's thread
@@ -87,7 +90,7 @@ class LiveObserver(threading.Thread):
 
     # ------------------------------------------------------------------ its own thread
     def run(self) -> None:
-        last_post = time.monotonic()
+        threading.Thread(target=self._posting, name="live-poster", daemon=True).start()
         i = 0
         while not self.stop_event.is_set():
             try:
@@ -102,15 +105,21 @@ class LiveObserver(threading.Thread):
                         obs = self._observe(i, wall, bgr)
                         i += 1
                         self.observed += 1
-                        self._pending.append(obs.to_json())
-                        del self._pending[:-MAX_KEPT]
+                        with self._lock:
+                            self._pending.append(obs.to_json())
+                            del self._pending[:-MAX_KEPT]
                 except Exception as e:  # noqa: BLE001 - the live view is extra: recording goes on regardless
                     self.last_error = f"observing: {e}"
                     log.warning("live observer: %s", self.last_error)
             self._judge_keeping_up()
-            if (self._pending or self._pending_frames) and time.monotonic() - last_post >= POST_EVERY_S:
-                last_post = time.monotonic()
-                self._post()
+
+    def _posting(self) -> None:
+        """What was observed, posted every `POST_EVERY_S` from a thread of its own: a server slow to answer (a post
+        waits up to the client's timeout) never holds observing up. Posting from the observing thread, the 24-board
+        live bench's agents observed well under a frame a second while their posts timed out (2026-12-05)."""
+        while not self.stop_event.wait(POST_EVERY_S):
+            self._post()
+            self._ask()
 
     def _judge_keeping_up(self) -> None:
         """auto: hand observing to the server once this machine drops too many frames (`vision.live_frames.Pace`)."""
@@ -123,20 +132,31 @@ class LiveObserver(threading.Thread):
     def _keep_frame(self, wall: float, bgr) -> None:
         from vision.live_frames import jpeg
 
-        self._pending_frames.append((wall, jpeg(bgr)))
-        del self._pending_frames[:-FRAMES_KEPT]
+        data = jpeg(bgr)
+        with self._lock:
+            self._pending_frames.append((wall, data))
+            del self._pending_frames[:-FRAMES_KEPT]
 
     def _observe(self, i: int, wall: float, bgr):
         if self._observer is None:
             self._observer = self._make_observer(bgr)
             self._asked = time.monotonic()
-        elif time.monotonic() - self._asked >= self._ask_every and self._observer.dice_size.learning:
-            self._asked = time.monotonic()
-            try:  # what the record has learnt of the board since (`Observer.adopt`)
-                self._observer.adopt(self.client.board_setup().get("state"))
-            except Exception as e:  # noqa: BLE001 - the server may be down: learn on alone
-                log.info("live observer: no board set-up from the server (%s)", e)
+        learnt, self._learnt = self._learnt, None
+        if learnt:
+            self._observer.adopt(learnt)
         return self._observer.observe(i, wall, bgr)
+
+    def _ask(self) -> None:
+        """What the record has learnt of the board since the observer began, asked every `ADOPT_EVERY_S` while it
+        still learns, for it to adopt (`Observer.adopt`; from the posting thread, as every call to the server)."""
+        observer = self._observer
+        if observer is None or not observer.dice_size.learning or time.monotonic() - self._asked < self._ask_every:
+            return
+        self._asked = time.monotonic()
+        try:
+            self._learnt = self.client.board_setup().get("state")
+        except Exception as e:  # noqa: BLE001 - the server may be down: learn on alone
+            log.info("live observer: no board set-up from the server (%s)", e)
 
     def _make_observer(self, bgr):
         from vision.observe import ADOPT_EVERY_S, live_observer
@@ -151,29 +171,36 @@ class LiveObserver(threading.Thread):
         return live_observer(bgr, self.fps, setup)
 
     def _post(self) -> None:
+        with self._lock:  # (taken whole: what the observer adds meanwhile goes with the next post)
+            obs, frames = self._pending, self._pending_frames
+            self._pending, self._pending_frames = [], []
+        if not obs and not frames:
+            return
         answers = []
         try:
-            if self._pending:  # (observations made before a hand-over go first)
-                answers.append(self.client.live(("\n".join(self._pending) + "\n").encode()))
-                self.posted += len(self._pending)
-                self._pending = []
-            if self._pending_frames:
+            if obs:  # (observations made before a hand-over go first)
+                answers.append(self.client.live(("\n".join(obs) + "\n").encode()))
+                self.posted += len(obs)
+                obs = []
+            if frames:
                 from vision.live_frames import frames_body
 
-                answer = self.client.live_frames(frames_body(self._pending_frames))
+                answer = self.client.live_frames(frames_body(frames))
                 answers.append(answer)
-                self.sent += len(self._pending_frames)
-                self._pending_frames = []
+                self.sent += len(frames)
+                frames = []
                 if answer.get("take_back"):  # the server cannot keep up (or observes no frames): here, for good
                     self.where, self.auto = "agent", False
                     log.warning("live observer: the server hands observing back (%s); observing here",
                                 answer.get("why") or "it dropped too many of this board's frames")
         except Rejected as e:  # (refused as they are: sending them again would never help)
             self.last_error = f"refused by the server: {e}"
-            self._pending, self._pending_frames = [], []
             return
         except Exception as e:  # noqa: BLE001 - kept and sent with the next post
             self.last_error = f"not posted: {e}"
+            with self._lock:  # before what came since, the oldest going first
+                self._pending = (obs + self._pending)[-MAX_KEPT:]
+                self._pending_frames = (frames + self._pending_frames)[-FRAMES_KEPT:]
             return
         self.last_error = ""
         if any(a.get("cut_segment") for a in answers) and self.on_cut is not None:

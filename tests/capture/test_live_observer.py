@@ -106,8 +106,9 @@ def test_auto_hands_observing_to_the_server_when_this_machine_falls_behind():
 
 def test_the_agent_takes_the_dice_size_the_record_learnt(tmp_path):
     """While its observer still learns the board's dice, the agent asks the server again (every
-    `vision.observe.ADOPT_EVERY_S`) for what the record learnt, and takes the dice size (`Observer.adopt`): learning
-    them afresh reads every die at every rung of the size ladder, twice the cost of a frame for most of a game."""
+    `vision.observe.ADOPT_EVERY_S`, from its posting thread) for what the record learnt, and the observer takes the
+    dice size (`Observer.adopt`): learning them afresh reads every die at every rung of the size ladder, twice the
+    cost of a frame for most of a game."""
     from capture.uploader import Client
     from review_ui.pipeline import board_state_path
     from vision.dicesize import LADDER, SETTLED_DICE
@@ -123,10 +124,41 @@ def test_the_agent_takes_the_dice_size_the_record_learnt(tmp_path):
         path = board_state_path(server.data, 5)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"dice_size": learnt}))
-        lo._observe(1, 0.2, frame)  # asked a moment ago: not again yet
+        lo._ask()  # (the posting thread's) asked a moment ago: not again yet
+        lo._observe(1, 0.2, frame)
         assert lo._observer.dice_size.seen == 0
         lo._asked -= lo._ask_every
+        lo._ask()
         lo._observe(2, 0.4, frame)
         assert lo._observer.dice_size.scale == 0.64 and not lo._observer.dice_size.learning
     finally:
         server.stop()
+
+
+def test_a_server_that_does_not_answer_never_holds_observing_up():
+    """Posts wait up to the client's timeout on a server that takes the connection and never answers (a real
+    socket); they go from a thread of their own, so the observer keeps taking the camera's frames meanwhile (the
+    24-board live bench's agents observed well under a frame a second while their posts timed out, 2026-12-05)."""
+    import socket
+    import time
+
+    from capture.uploader import Client
+
+    mute = socket.socket()
+    mute.bind(("127.0.0.1", 0))
+    mute.listen(16)
+    try:
+        lo = LiveObserver(Client(f"http://127.0.0.1:{mute.getsockname()[1]}", TOKEN, 5, timeout=1.0), fps=10)
+        lo.start()
+        frame = np.zeros((36, 64, 3), np.uint8)  # (a black frame: observed at once, as no board)
+        t0 = time.monotonic()
+        for k in range(40):
+            lo.offer(k / 10, frame)
+            time.sleep(max(0.0, t0 + (k + 1) / 10 - time.monotonic()))
+        time.sleep(0.3)
+        lo.stop()
+        # the first frame waits for the board's set-up (1 s); after it, every frame is observed
+        assert lo.observed >= 40 - 12 and lo.dropped <= 10, lo.report()
+        assert lo.posted == 0 and lo.last_error.startswith("not posted")
+    finally:
+        mute.close()
