@@ -132,8 +132,8 @@ def test_tips_alone_find_rendered_fields(boards):
 
 def test_layout_explains_tips_seen_in_perspective():
     """Two rows of tips seen through a homography (the near points wider than the far ones, only some tips seen,
-    none at the ends): laying them on the board's layout gives the true field among its outlines (within half a
-    pixel), the right points under them and the right bar, with no rim nor end given."""
+    none at the ends): laying them on the board's layout gives the true field among its outlines within half a
+    pixel (which takes the right points under them and the right bar), with no rim nor end given."""
     h = np.array([[30.0, 5.0, 100.0], [2.0, 200.0, 50.0], [0.03, 0.002, 1.0]])  # far points half as wide
 
     def seen(xy):
