@@ -58,7 +58,6 @@ class LiveObserver(threading.Thread):
         self._pending_frames: list[tuple[float, bytes]] = []
         self._observer = None
         self._asked = 0.0  # when the server was last asked for the board's set-up
-        self._ask_every = 60.0  # (`vision.observe.ADOPT_EVERY_S`, set with the observer: vision loads lazily)
         self._learnt: dict | None = None  # the record's board state, asked for by the posting thread
         self.pace = Pace()  # auto: whether this machine keeps up with the frames
 
@@ -147,10 +146,10 @@ class LiveObserver(threading.Thread):
         return self._observer.observe(i, wall, bgr)
 
     def _ask(self) -> None:
-        """What the record has learnt of the board since the observer began, asked every `ADOPT_EVERY_S` while it
-        still learns, for it to adopt (`Observer.adopt`; from the posting thread, as every call to the server)."""
+        """What the record has learnt of the board since the observer began, asked while it still learns, for it to
+        adopt (`Observer.due_to_ask`, `Observer.adopt`; from the posting thread, as every call to the server)."""
         observer = self._observer
-        if observer is None or not observer.dice_size.learning or time.monotonic() - self._asked < self._ask_every:
+        if observer is None or not observer.due_to_ask(self._asked):
             return
         self._asked = time.monotonic()
         try:
@@ -159,9 +158,8 @@ class LiveObserver(threading.Thread):
             log.info("live observer: no board set-up from the server (%s)", e)
 
     def _make_observer(self, bgr):
-        from vision.observe import ADOPT_EVERY_S, live_observer
+        from vision.observe import live_observer
 
-        self._ask_every = ADOPT_EVERY_S
         setup = {}
         try:
             setup = self.client.board_setup()

@@ -135,7 +135,7 @@ class LiveCameras:
                     self._cond.notify()
 
     def _observe(self, cam: _Camera, frames: list[tuple[float, bytes]]) -> None:
-        from vision.observe import ADOPT_EVERY_S, live_observer
+        from vision.observe import live_observer
 
         obs = []
         for t, data in frames:
@@ -148,7 +148,7 @@ class LiveCameras:
             if cam.observer is None or bgr.shape != cam.shape:  # (a camera at another size: the field anew)
                 cam.observer, cam.shape = live_observer(bgr, self.fps, self.setup(cam.board_id)), bgr.shape
                 cam.asked = time.monotonic()
-            elif time.monotonic() - cam.asked >= ADOPT_EVERY_S and cam.observer.dice_size.learning:
+            elif cam.observer.due_to_ask(cam.asked):
                 cam.asked = time.monotonic()  # what the record has learnt of the board since (`Observer.adopt`)
                 cam.observer.adopt(self.setup(cam.board_id).get("state"))
             obs.append(cam.observer.observe(cam.i, t, bgr))

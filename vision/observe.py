@@ -207,6 +207,11 @@ class Observer:
         self.dice_size = theirs
         return True
 
+    def due_to_ask(self, asked: float) -> bool:
+        """Whether its keeper, who last asked at ``asked`` (`time.monotonic`), is to ask again for what the record
+        learnt of the board (`adopt`): every `ADOPT_EVERY_S` while this observer still learns."""
+        return self.dice_size.learning and time.monotonic() - asked >= ADOPT_EVERY_S
+
     def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
         """The board seen from above, and its geometry: which end the trays are at. Two witnesses, each
         voted over many reads (a frame with hands over the board, or the board being set up, once flipped
@@ -308,7 +313,7 @@ def live_observer(bgr: np.ndarray, fps: float, setup: dict) -> Observer:
     """The observer of a board's live frames (the agent's own, or the server's for an agent that sends frames),
     from its set-up as the server keeps it (`GET .../board`: the confirmed field as shares of the picture, and what
     earlier footage taught of the board; either may be missing); `bgr` is a first frame, for the field's size. Its
-    keeper asks again every `ADOPT_EVERY_S` while it learns (`Observer.adopt`)."""
+    keeper asks again while it learns (`Observer.due_to_ask`, `Observer.adopt`)."""
     opts = ObserveOptions()
     if setup.get("field"):
         h, w = bgr.shape[:2]

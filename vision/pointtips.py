@@ -186,14 +186,14 @@ def _spacing(gaps: np.ndarray) -> float:
 
 
 def _row(at: np.ndarray, axis: np.ndarray, size: np.ndarray):
-    """A row's tips in order along it (N, 2) with their axes (N, 2), its direction along them, its mean axis,
-    a point's length (the longest side seen: most points' sides end short of the rim, under checkers) and each
-    tip's longest side (N,)."""
+    """A row's tips in order along it (N, 2) with their axes (N, 2), its direction along them, its mean axis, and
+    each tip's longest side (N,) (the row's longest is a point's length: most points' sides end short of the rim,
+    under checkers)."""
     c = at.mean(0)
     u = np.linalg.svd(at - c)[2][0]
     o = np.argsort((at - c) @ u)
     ax = axis.mean(0)
-    return at[o], axis[o], u, ax / np.linalg.norm(ax), float(size.max()), size[o]
+    return at[o], axis[o], u, ax / np.linalg.norm(ax), size[o]
 
 
 def _meet(p: np.ndarray, d: np.ndarray, q: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -215,13 +215,13 @@ def tip_quads(img: np.ndarray, segs: np.ndarray | None = None) -> tuple[list[np.
     out, laid = [], []
     for a in range(len(rows)):
         for b in range(a + 1, len(rows)):
-            (pa, xa, ua, axa, ha, sa), (pb, xb, ub, axb, hb, sb) = rows[a], rows[b]
+            (pa, xa, ua, axa, sa), (pb, xb, ub, axb, sb) = rows[a], rows[b]
             if axa @ axb > -0.8 or abs(ua @ ub) < np.cos(np.deg2rad(20)):
                 continue  # not pointing opposite ways, or not alike
             if ua @ ub < 0:
                 ub, pb, xb, sb = -ub, pb[::-1], xb[::-1], sb[::-1]
             if (pb[0] - pa[0]) @ axa < 0:  # tips facing each other: the rims lie a point's length beyond them
-                ra, rb = pa[0] + axa * ha, pb[0] + axb * hb
+                ra, rb = pa[0] + axa * sa.max(), pb[0] + axb * sb.max()
                 laid += layout_quads((pa, xa, sa), (pb, xb, sb))
             else:  # Vs pointing away from each other: the rims
                 ra, rb = pa[0], pb[0]

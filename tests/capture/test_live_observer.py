@@ -112,6 +112,7 @@ def test_the_agent_takes_the_dice_size_the_record_learnt(tmp_path):
     from capture.uploader import Client
     from review_ui.pipeline import board_state_path
     from vision.dicesize import LADDER, SETTLED_DICE
+    from vision.observe import ADOPT_EVERY_S
 
     server = Server(tmp_path / "server", boards={5: TOKEN}).start()
     try:
@@ -127,7 +128,7 @@ def test_the_agent_takes_the_dice_size_the_record_learnt(tmp_path):
         lo._ask()  # (the posting thread's) asked a moment ago: not again yet
         lo._observe(1, 0.2, frame)
         assert lo._observer.dice_size.seen == 0
-        lo._asked -= lo._ask_every
+        lo._asked -= ADOPT_EVERY_S
         lo._ask()
         lo._observe(2, 0.4, frame)
         assert lo._observer.dice_size.scale == 0.64 and not lo._observer.dice_size.learning
