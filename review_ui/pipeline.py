@@ -335,7 +335,9 @@ class Pipeline:
         latest = _latest(s, (TRANSCRIBE, ANALYSE, LEARN))
         for m in matches:
             segs = segs_of[m.id]
-            if not segs or any(states.get(g.id) in (QUEUED, RUNNING) for g in segs):
+            # (a segment stored since the first query above has no observe job yet: it waits for the next round,
+            # or the match would be transcribed without it)
+            if not segs or any(states.get(g.id) in (None, QUEUED, RUNNING) for g in segs):
                 continue
             inputs = ",".join(str(g.id) for g in segs if states.get(g.id) == DONE)
             inputs += f";ended={m.ended_at.isoformat() if m.ended_at else ''}"

@@ -189,3 +189,47 @@ def test_a_footage_store_that_is_down_defers_jobs_without_using_their_tries(clie
     while p.run_once():
         pass
     assert [j[3] for j in _jobs(client, OBSERVE)] == [DONE, DONE]
+
+
+def test_a_segment_stored_while_the_scheduler_looks_waits_for_its_observation(client):
+    """The server stores segments while its pipeline schedules. A segment committed after the scheduler listed the
+    unobserved ones, but before it gathered each match's footage, has no observe job yet: the match waits for it.
+    (It was transcribed at once from no observations, and failed for good: "no board was read".)"""
+    from sqlalchemy import event
+
+    from review_ui.models import Segment
+    from review_ui.services import link_segment
+
+    with client.app_state.db.session() as s:
+        ev, b = s.query(Event).first(), s.query(Board).filter_by(number=7).one()
+        match_id, board_id, event_id = create_match(s, ev, b, START, "Ann", "Ben").id, b.id, ev.id
+        s.commit()
+    engine, stored = client.app_state.db.engine, []
+
+    def store_between(conn, cursor, statement, *_):  # the server storing a segment, on its own connection
+        if stored or "segment_matches" not in statement:
+            return
+        stored.append(True)
+        with client.app_state.db.session() as other:
+            seg = Segment(board_id=board_id, event_id=event_id, segment_id="b07-20261129T170000000Z",
+                          storage_key="b07/x.mp4", sha256="0" * 64, bytes=1, start=START,
+                          end=START + timedelta(seconds=4), frames=20, dropped_frames=0, manifest_json="{}",
+                          received_at=START)
+            other.add(seg)
+            other.flush()
+            link_segment(other, seg)
+            other.commit()
+
+    event.listen(engine, "before_cursor_execute", store_between)
+    try:
+        with client.app_state.db.session() as s:
+            _pipeline(client).schedule(s)
+    finally:
+        event.remove(engine, "before_cursor_execute", store_between)
+    assert stored
+    assert _jobs(client, TRANSCRIBE) == []  # before the fix: a transcribe job with no observations in it
+    with client.app_state.db.session() as s:
+        _pipeline(client).schedule(s)  # the next round: the segment's observe job, and still no transcription
+    assert [j[3] for j in _jobs(client, OBSERVE)] == [QUEUED] and _jobs(client, TRANSCRIBE) == []
+    with client.app_state.db.session() as s:
+        assert match_stage(s, match_id)["stage"] == "observing"
