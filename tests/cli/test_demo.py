@@ -18,8 +18,38 @@ from transcriber.mat import parse_mat
 from transcriber.replay import replay_match
 
 
-def test_demo_serves_a_transcribed_match_with_flags_to_review(tmp_path):
+def _demo_once(out) -> tuple[str, list]:
+    """One `bgscribe demo --exit-when-ready` run in ``out``: its log and the transcript's actions."""
+    r = subprocess.run([sys.executable, "-m", "bgscribe", "demo", "--out", str(out), "--port", "0",
+                        "--size", "960x540", "--fps", "5", "--exit-when-ready"],
+                       capture_output=True, text=True, timeout=900)
+    log = r.stdout + r.stderr
+    assert r.returncode == 0, log[-3000:]
+    return log, _actions(out)
+
+
+def _actions(out) -> list:
+    """The transcript's games in ``out``'s server database: winner, and each action's kind, player, dice, play
+    and flags."""
+    import json
+    import sqlite3
+
+    with sqlite3.connect(out / "data" / "bgscribe.db") as db:
+        [(doc,)] = db.execute("select doc_json from transcripts").fetchall()
+    games = json.loads(doc)["games"]
+    return [(g["winner"], [(a["kind"], a["player"], a.get("dice"), a.get("play"), [f["reason"] for f in
+                                                                               a.get("flags", [])])
+                           for a in g["actions"]]) for g in games]
+
+
+def test_demo_run_twice_in_one_folder_serves_the_same_match_with_flags_to_review(tmp_path):
+    """The README's demo, run twice in one folder: the second run serves the match for review (and stops on
+    Ctrl-C). The second run used to find the first one's segments in its match's time (its footage stamped from
+    "now") and stitch them in: 58 actions, 126 flags, the winner reversed. Now each run starts from an empty
+    server, and the video the first run rendered is reused."""
     out = tmp_path / "demo"
+    log1, first = _demo_once(out)
+    assert re.search(r"holds \d+ MB .*rm -r", log1)
     # (Ctrl-C as at a terminal: a test run started in the background, `nohup pytest &`, ignores SIGINT,
     # and its children would inherit that)
     proc = subprocess.Popen([sys.executable, "-m", "bgscribe", "demo", "--out", str(out), "--port", "0",
@@ -39,7 +69,9 @@ def test_demo_serves_a_transcribed_match_with_flags_to_review(tmp_path):
             url = m.group(1) if m else None
         assert url, "".join(lines)[-3000:]
         log = "".join(lines)
+        assert "reusing the video" in log and "removing the last run's server data" in log
         assert "Log in as demo / bgscribe-demo" in proc.stdout.readline() + proc.stdout.readline()
+        assert _actions(out) == first
         flags = int(re.search(r"(\d+) flags to review", log).group(1))
         assert flags >= 1, log  # something to show in the review page
 
@@ -64,36 +96,6 @@ def test_demo_serves_a_transcribed_match_with_flags_to_review(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
     assert proc.returncode == 0, "".join(lines)[-2000:]
-
-
-def _demo_once(out) -> tuple[str, list]:
-    """One `bgscribe demo --exit-when-ready` run in ``out``: its log and the transcript's actions."""
-    import json
-    import sqlite3
-
-    r = subprocess.run([sys.executable, "-m", "bgscribe", "demo", "--out", str(out), "--port", "0",
-                        "--size", "960x540", "--fps", "5", "--exit-when-ready"],
-                       capture_output=True, text=True, timeout=900)
-    log = r.stdout + r.stderr
-    assert r.returncode == 0, log[-3000:]
-    with sqlite3.connect(out / "data" / "bgscribe.db") as db:
-        [(doc,)] = db.execute("select doc_json from transcripts").fetchall()
-    games = json.loads(doc)["games"]
-    return log, [(g["winner"], [(a["kind"], a["player"], a.get("dice"), a.get("play"), [f["reason"] for f in
-                                                                                      a.get("flags", [])])
-                                for a in g["actions"]]) for g in games]
-
-
-def test_demo_run_twice_in_one_folder_gives_the_same_match(tmp_path):
-    """The second run used to find the first one's segments in its match's time (its footage stamped from
-    "now") and stitch them in: 58 actions, 126 flags, the winner reversed. Now each run starts from an empty
-    server, and the video the first run rendered is reused."""
-    out = tmp_path / "demo"
-    log1, first = _demo_once(out)
-    log2, second = _demo_once(out)
-    assert "reusing the video" in log2 and "removing the last run's server data" in log2
-    assert second == first
-    assert re.search(r"holds \d+ MB .*rm -r", log1)
 
 
 def test_demo_clears_only_its_own_files(tmp_path):

@@ -20,7 +20,7 @@ from vision.still import rows_of_slots
 
 def _truth_and_doc(tmp_path, size: str = "320x180"):
     video, truth = tmp_path / "g.mp4", tmp_path / "g.jsonl"
-    p = subprocess.run([sys.executable, "-m", "bgscribe", "simulate", "random:5", "--games", "1", "--out",
+    p = subprocess.run([sys.executable, "-m", "bgscribe", "simulate", "random:9", "--games", "1", "--out",
                         str(video), "--truth", str(truth), "--fps", "2", "--size", size],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr

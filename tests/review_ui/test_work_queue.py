@@ -110,7 +110,7 @@ def test_a_broker_that_does_not_answer_is_a_clear_error(tmp_path):
 
 def _render(tmp_path) -> tuple[bytes, dict]:
     video, truth = tmp_path / "g.mp4", tmp_path / "g.jsonl"
-    p = subprocess.run([sys.executable, "-m", "bgscribe", "simulate", "random:5", "--games", "1", "--out",
+    p = subprocess.run([sys.executable, "-m", "bgscribe", "simulate", "random:9", "--games", "1", "--out",
                         str(video), "--truth", str(truth), "--fps", "2", "--size", "640x360"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
