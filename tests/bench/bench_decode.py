@@ -52,7 +52,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         for k, path in enumerate(samples):
             truth_path = Path(d) / f"t{k}.jsonl"
-            render_match(read_mat(path), Path(d) / f"v{k}.mp4", truth_path, profile="clean", seed=args.seed + k,
+            render_match(read_mat(path), None, truth_path, profile="clean", seed=args.seed + k,
                          fps=5, size=(320, 180), progress=False)
             header = next(read_truth(truth_path))
             truth = match_from_truth(truth_path)

@@ -22,7 +22,7 @@ def game(tmp_path_factory):
     d = tmp_path_factory.mktemp("game")
     rec = copy.deepcopy(read_mat(SAMPLES[0]))
     rec.games = rec.games[:1]
-    render_match(rec, d / "v.mp4", d / "truth.jsonl", profile="clean", seed=2, fps=5, size=(320, 180),
+    render_match(rec, None, d / "truth.jsonl", profile="clean", seed=2, fps=5, size=(320, 180),
                  progress=False)
     with open(d / "obs.jsonl", "w", encoding="utf-8") as f:
         for o in observations_from_truth(d / "truth.jsonl"):

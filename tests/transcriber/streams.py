@@ -16,7 +16,7 @@ SMALL = (320, 180)
 def render_clean(tmp_path_factory, record, name, **kw):
     d = tmp_path_factory.mktemp(name)
     truth = d / "truth.jsonl"
-    render_match(record, d / "v.mp4", truth, profile="clean", fps=5, size=SMALL, progress=False, **kw)
+    render_match(record, None, truth, profile="clean", fps=5, size=SMALL, progress=False, **kw)  # (the truth alone)
     return truth
 
 

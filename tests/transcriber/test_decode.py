@@ -122,7 +122,7 @@ def test_a_cocked_throw_the_camera_took_for_a_real_one_is_not_a_turn(tmp_path_fa
     for seed in range(12):  # the standard profile cocks a die now and then; clean never does
         d = tmp_path_factory.mktemp(f"cocked{seed}")
         path = d / "truth.jsonl"
-        render_match(rec, d / "v.mp4", path, profile="standard", seed=seed, fps=5, size=SMALL, progress=False)
+        render_match(rec, None, path, profile="standard", seed=seed, fps=5, size=SMALL, progress=False)
         if any(e.get("kind") == "reroll" and e.get("reason") == "cocked" for e in read_truth(path)):
             truth = path
             break

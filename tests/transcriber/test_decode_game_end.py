@@ -25,7 +25,7 @@ def drops(tmp_path_factory):
     rec = copy.deepcopy(read_mat(SAMPLES[1]))
     rec.games = rec.games[:3]
     d = tmp_path_factory.mktemp("drops")
-    render_match(rec, d / "v.mp4", d / "truth.jsonl", profile="clean", seed=11, fps=5, size=SMALL, progress=False)
+    render_match(rec, None, d / "truth.jsonl", profile="clean", seed=11, fps=5, size=SMALL, progress=False)
     return d / "truth.jsonl"
 
 

@@ -24,7 +24,7 @@ def crawford(tmp_path_factory):
     rec = random_match(3, opts=GenOptions(length=3))
     assert [g.crawford for g in replay_match(rec).games] == [False, True]
     d = tmp_path_factory.mktemp("crawford")
-    render_match(rec, d / "v.mp4", d / "truth.jsonl", profile="clean", seed=5, fps=5, size=SMALL, progress=False)
+    render_match(rec, None, d / "truth.jsonl", profile="clean", seed=5, fps=5, size=SMALL, progress=False)
     return d / "truth.jsonl"
 
 

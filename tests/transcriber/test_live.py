@@ -3,6 +3,8 @@ the very record the batch decoder makes of the same observations."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from transcriber.compare import diff_matches
@@ -25,14 +27,35 @@ def _players(truth_path):
     return (truth.players if header["rig"]["seating"]["p0_light"] else truth.players[::-1]), truth.length
 
 
-def feed(truth_path, obs, chunk: int = 5):
+def feed(truth_path, obs, chunk: int = 5, batch=None):
+    """The live decoder fed ``obs`` ``chunk`` at a time, its view after each, and the batch decoder's result (or
+    ``batch``, that result already made)."""
     players, length = _players(truth_path)
     live = LiveDecoder(players, length)
     views = []
     for k in range(0, len(obs), chunk):
         live.add(obs[k:k + chunk])
         views.append(live.view())
-    return live, views, decode(obs, players=players, length=length)
+    return live, views, batch or decode(obs, players=players, length=length)
+
+
+NOISES = {"clean": None, "hard": HARD}
+
+
+@functools.cache
+def _observed(truth_path, noise: str, seed: int):
+    """The observations of ``truth_path`` with ``noise`` (a key of `NOISES`), and their batch decoding: made once
+    for the tests that share them (decoding a real match twice over is most of this file's time)."""
+    obs = observations_from_truth(truth_path, NOISES[noise], seed=seed)
+    players, length = _players(truth_path)
+    return obs, decode(obs, players=players, length=length)
+
+
+@functools.cache
+def _fed(truth_path, noise: str, seed: int, chunk: int):
+    """`feed` on `_observed`'s observations, made once: the tests only look at its views."""
+    obs, batch = _observed(truth_path, noise, seed)
+    return feed(truth_path, obs, chunk, batch)
 
 
 def _after_each(record):
@@ -43,20 +66,19 @@ def _after_each(record):
     return out
 
 
-@pytest.mark.parametrize("noise", [None, HARD], ids=["clean", "hard"])
+@pytest.mark.parametrize("noise", ["clean", "hard"])
 def test_the_finished_live_record_is_the_batch_record(real_truth, noise):
-    obs = observations_from_truth(real_truth, noise, seed=1)
-    live, _, batch = feed(real_truth, obs, chunk=7)
+    obs, batch = _observed(real_truth, noise, 2)
+    live, _, _ = feed(real_truth, obs, chunk=7, batch=batch)
     done = live.finish()
     assert diff_matches(batch.record, done.record) == []
     assert [(f["game"], f["action"], f["reason"]) for f in done.flags] == \
         [(f["game"], f["action"], f["reason"]) for f in batch.flags]
 
 
-@pytest.mark.parametrize("noise", [None, HARD], ids=["clean", "hard"])
+@pytest.mark.parametrize("noise", ["clean", "hard"])
 def test_what_is_shown_settled_is_the_record_and_never_changes(real_truth, noise):
-    obs = observations_from_truth(real_truth, noise, seed=2)
-    _, views, batch = feed(real_truth, obs)
+    _, views, batch = _fed(real_truth, noise, 2, 5)
     after = _after_each(batch.record)
     settled_seen: dict[tuple[int, int], tuple] = {}
     for v in views:
@@ -73,8 +95,7 @@ def test_what_is_shown_settled_is_the_record_and_never_changes(real_truth, noise
 def test_the_board_shown_is_always_one_the_match_passed_through(real_truth):
     """On a clean camera, every look shows a position of the game in progress: before the first play, or
     after one of its actions (a throw being played shows the board before it, with its dice)."""
-    obs = observations_from_truth(real_truth)
-    _, views, batch = feed(real_truth, obs)
+    _, views, batch = _fed(real_truth, "clean", 2, 5)
     after = _after_each(batch.record)
     games = batch.record.games
     playing = 0

@@ -7,6 +7,7 @@ against our labels of them (tests/data/real_labels.json).
 
 from __future__ import annotations
 
+import functools
 import json
 
 import cv2
@@ -349,6 +350,12 @@ def test_read_cli_no_board_and_board(tmp_path, boards):
 
 # ---------------------------------------------------------------------- real pictures (skipped without them)
 
+@functools.cache
+def _found(rel: str):
+    """The field found in a real picture (``rel`` under DEFAULT_REAL), once a run: tests share pictures."""
+    return find_field(cv2.imread(str(DEFAULT_REAL / rel)))
+
+
 real = pytest.mark.skipif(not DEFAULT_REAL.is_dir() or not LABELS.exists(),
                           reason=f"real pictures not at {DEFAULT_REAL} (they are never copied into the project)")
 
@@ -394,7 +401,7 @@ def test_real_pine_field_on_its_floor():
     lie. Six frames of its two cameras' games, evenly spread (bench_real's choice): 4 found within 1.5 % of
     the diagonal when written (0 before the rims were put where the points end, 2026-12-04)."""
     labels = json.loads(LABELS.read_text())["pictures"]
-    errors = [corner_error(find_field(cv2.imread(str(DEFAULT_REAL / rel))).corners, np.array(lab["field"]))
+    errors = [corner_error(_found(rel).corners, np.array(lab["field"]))
               for rel, lab in measured(labels, "sequences-wood-board", 6)]
     assert sum(e <= 0.015 for e in errors) >= 3, errors
 
@@ -408,7 +415,7 @@ def test_real_field_inside_its_frame():
     names = ["seq_F_1280x720/frame_68_3.02.jpg", "seq_F_1280x720/frame_251_1.07.jpg",
              "seq_G_1064x600/frame_303_3.11.jpg", "seq_F_1280x720/frame_154_1.28.jpg",
              "seq_G_1064x600/frame_38_1.25.jpg"]
-    fits = [(find_field(cv2.imread(str(DEFAULT_REAL / "sequences-wood-board" / n))),
+    fits = [(_found(f"sequences-wood-board/{n}"),
              np.array(labels["sequences-wood-board/" + n]["field"])) for n in names]
     errors = [corner_error(f.corners, truth) for f, truth in fits]
     assert sum(e <= 0.015 for e in errors) >= 4, errors
@@ -429,7 +436,7 @@ def test_real_fields_no_outline_gives_found_by_the_points_tips():
              "sequences-wood-board/seq_G_1064x600/frame_193_3.29.jpg",
              "webcam-printed-board/data__2024-03-16_16_00_45_frame10.jpg",
              "roboflow-backgammon/images/valid__image015-_png.rf.588bfe4e8b4990b755d52f32c6a0ec9e.jpg"]
-    fits = [(find_field(cv2.imread(str(DEFAULT_REAL / n))), np.array(labels[n]["field"])) for n in names]
+    fits = [(_found(n), np.array(labels[n]["field"])) for n in names]
     errors = [corner_error(f.corners, truth) for f, truth in fits]
     assert sum(f.found and e <= 0.015 for (f, _), e in zip(fits, errors)) >= 5, errors
     assert not any(f.found and e > 0.05 for (f, _), e in zip(fits, errors)), errors
@@ -442,7 +449,7 @@ def test_real_tips_outline_placed_as_it_is():
     1.7 % when written), while one found only snapped stays found."""
     labels = json.loads(LABELS.read_text())["pictures"]
     for n in ("streams/test11.jpg", "photos-jvitors23/20190908_134913.jpg", "photos-jvitors23/3913.jpg"):
-        fit = find_field(cv2.imread(str(DEFAULT_REAL / n)))
+        fit = _found(n)
         err = corner_error(fit.corners, np.array(labels[n]["field"]))
         assert fit.found and err <= 0.03, (n, err, fit.quality)
 
@@ -548,7 +555,7 @@ def test_real_rim_in_the_shade_along_the_found_side():
     labels = json.loads(LABELS.read_text())["pictures"]
     names = [f"sequences-wood-board/seq_F_1280x720/frame_{n}.jpg" for n in ("131_1.81", "154_1.28", "94_1.85",
                                                                               "51_1.14")] + ["streams/test10.jpg"]
-    errors = [corner_error(find_field(cv2.imread(str(DEFAULT_REAL / n))).corners, np.array(labels[n]["field"]))
+    errors = [corner_error(_found(n).corners, np.array(labels[n]["field"]))
               for n in names]
     assert sum(e <= 0.015 for e in errors) >= 4, errors
 
@@ -562,7 +569,7 @@ def test_real_field_a_point_short_is_not_sure():
     labels = json.loads(LABELS.read_text())["pictures"]
     for n in ("sequences-wood-board/seq_F_1280x720/frame_141_0.36.jpg",
               "sequences-wood-board/seq_G_1064x600/frame_38_1.25.jpg"):
-        fit = find_field(cv2.imread(str(DEFAULT_REAL / n)))
+        fit = _found(n)
         err = corner_error(fit.corners, np.array(labels[n]["field"]))
         assert err <= 0.03 or not fit.found, (n, err, fit.quality)
 
@@ -574,7 +581,7 @@ def test_real_field_is_judged_as_reported():
     was judged as reported (2026-12-05)."""
     labels = json.loads(LABELS.read_text())["pictures"]
     n = "streams/test10.jpg"
-    fit = find_field(cv2.imread(str(DEFAULT_REAL / n)))
+    fit = _found(n)
     assert fit.found and corner_error(fit.corners, np.array(labels[n]["field"])) <= 0.015, fit.quality
 
 
@@ -586,7 +593,7 @@ def test_real_tray_taken_in_with_a_bar_a_point_wider_is_not_the_field():
     sure. Judged with a point in the bar counting against a layout (2026-12-05): found, within 1.5 %."""
     labels = json.loads(LABELS.read_text())["pictures"]
     n = "streams/test12.jpg"
-    fit = find_field(cv2.imread(str(DEFAULT_REAL / n)))
+    fit = _found(n)
     assert fit.found and corner_error(fit.corners, np.array(labels[n]["field"])) <= 0.015, fit.quality
 
 
@@ -597,7 +604,7 @@ def test_real_end_wall_in_the_shade():
     0 of these 4 within 1.5 % before (2026-12-04), 4 when written."""
     labels = json.loads(LABELS.read_text())["pictures"]
     names = [f"sequences-wood-board/seq_F_1280x720/frame_{n}.jpg" for n in ("32_0.75", "48_0.57", "77_0.44", "93_1.90")]
-    errors = [corner_error(find_field(cv2.imread(str(DEFAULT_REAL / n))).corners, np.array(labels[n]["field"]))
+    errors = [corner_error(_found(n).corners, np.array(labels[n]["field"]))
               for n in names]
     assert sum(e <= 0.015 for e in errors) >= 3, errors
 

@@ -38,7 +38,8 @@ def frames_in(path) -> int:
 def test_rendered_real_match_truth_replays_to_the_match(index, tmp_path):
     record = read_mat(SAMPLES[index])
     video, truth = tmp_path / "m.mp4", tmp_path / "m.jsonl"
-    stats = render_match(record, video, truth, profile="clean", seed=index, fps=1, size=SMALL, progress=False)
+    # (a frame every 2 s: the whole match's events all the same, at half the drawing of 1 fps)
+    stats = render_match(record, video, truth, profile="clean", seed=index, fps=0.5, size=SMALL, progress=False)
     assert diff_matches(record, match_from_truth(truth)) == []
     assert frames_in(video) == stats.frames
     # every frame's counts: 15 checkers per colour, less the one a hand may be carrying
@@ -304,3 +305,15 @@ def test_a_named_schemes_board_draws_what_it_drew_before_random_looks_grew():
     assert grey.painter.style.field == (142, 140, 137) and navy.painter.style.cube_ink == (87, 44, 38)
     assert navy.painter.style.maker_print is None and not navy.geom.trays_right
     assert float(navy.look.jitter.sum()) == pytest.approx(10.815443, abs=1e-5)
+
+
+def test_the_truth_alone_is_the_videos_truth(tmp_path):
+    """Rendered without a video (``out`` None: nothing drawn or encoded), a match's truth is the same, byte for byte,
+    as the one written beside its footage: the decoder's tests read only the truth."""
+    record = random_match(11, opts=GenOptions(double_rate=0.1, drop_rate=0.4))
+    kw = dict(profile="hard", seed=4, fps=2, size=SMALL, games=1, rules="amberg", progress=False)
+    with_video = render_match(record, tmp_path / "v.mp4", tmp_path / "v.jsonl", **kw)
+    alone = render_match(record, None, tmp_path / "t.jsonl", **kw)
+    assert (tmp_path / "t.jsonl").read_bytes() == (tmp_path / "v.jsonl").read_bytes()
+    assert alone == with_video
+    assert not (tmp_path / "t.mp4").exists()

@@ -65,26 +65,31 @@ def plan(record: MatchRecord, rig: Rig, seed: int, rules: str = "bmab", games: i
     return director
 
 
-def render_match(record: MatchRecord, out: str | Path, truth: str | Path | None = None, *, profile: str = "standard",
+def render_match(record: MatchRecord, out: str | Path | None, truth: str | Path | None = None, *,
+                 profile: str = "standard",
                  seed: int = 0, fps: float = 15.0, size: tuple[int, int] = (1280, 720), games: int | None = None,
                  rules: str = "bmab", progress: bool = True, schemes: list[str] | None = None,
                  until_s: float | None = None) -> RenderStats:
     """Film ``record`` played on a simulated board; ``schemes``: the board's look is drawn from these
-    (default: every named scheme; see `vision.synth.style`); ``until_s``: only the first seconds of it."""
+    (default: every named scheme; see `vision.synth.style`); ``until_s``: only the first seconds of it. ``out``
+    None: the truth alone, the same as with the video (nothing drawn or encoded: the decoder's tests and tools
+    read only the truth, and drawing is most of the cost)."""
     rig = Rig.build(profile, seed, size, schemes=schemes)
     director = plan(record, rig, seed, rules, games)
     duration = director.t if until_s is None else min(director.t, until_s)
     n = int(math.ceil(duration * fps))
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
-        container = av.open(str(out), mode="w")
-        stack.callback(container.close)
-        stream = container.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
-        stream.width, stream.height = size
-        stream.pix_fmt = "yuv420p"
-        # a keyframe a second, as capture agents record (capture/recorder.py)
-        stream.options = {"preset": "ultrafast", "crf": str(rig.profile.crf), "g": str(max(1, round(fps)))}
+        container = stream = None
+        if out is not None:
+            out = Path(out)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            container = av.open(str(out), mode="w")
+            stack.callback(container.close)
+            stream = container.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
+            stream.width, stream.height = size
+            stream.pix_fmt = "yuv420p"
+            # a keyframe a second, as capture agents record (capture/recorder.py)
+            stream.options = {"preset": "ultrafast", "crf": str(rig.profile.crf), "g": str(max(1, round(fps)))}
         truth_f = stack.enter_context(open(truth, "w", encoding="utf-8")) if truth else None
         if truth_f:
             header = {"type": "header", "schema": 1, "fps": fps, "size": list(size), "seed": seed,
@@ -92,8 +97,9 @@ def render_match(record: MatchRecord, out: str | Path, truth: str | Path | None 
                       "meta": record.meta, "rules": rules, "duration": round(duration, 3), "frames": n}
             truth_f.write(json.dumps(header, sort_keys=True) + "\n")
         rendered = _loop(director, rig, container, stream, truth_f, n, fps, progress)
-        for packet in stream.encode():
-            container.mux(packet)
+        if stream is not None:
+            for packet in stream.encode():
+                container.mux(packet)
     return RenderStats(n, duration, rendered, len(director.events))
 
 
@@ -115,13 +121,15 @@ def _loop(director: Director, rig: Rig, container, stream, truth_f, n: int, fps:
         scene = shot.scene_at(t).with_(clock=clock, clock_running=running)
         key = scene.key()
         if key != last_key:
-            lit, drawn = rig.camera_image(scene)
+            if stream is not None:
+                lit, drawn = rig.camera_image(scene)
             last_key = key
             rendered += 1
-        frame = rig.sensor.expose(lit, t, i)
-        vf = av.VideoFrame.from_ndarray(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
-        for packet in stream.encode(vf):
-            container.mux(packet)
+        if stream is not None:
+            frame = rig.sensor.expose(lit, t, i)
+            vf = av.VideoFrame.from_ndarray(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
+            for packet in stream.encode(vf):
+                container.mux(packet)
         if truth_f:
             while ei < len(events) and events[ei].t <= t:
                 truth_f.write(json.dumps(events[ei].as_dict(), sort_keys=True) + "\n")
