@@ -36,7 +36,7 @@ def one_game_truth(tmp_path_factory):
     second): its truth file, the video `v.mp4` beside it."""
     rec = random_match(4, players=("Ann", "Bob"), opts=GenOptions(length=1, double_rate=0.0, resign_rate=0.0))
     rec.games = rec.games[:1]
-    return render_clean(tmp_path_factory, rec, "live", seed=2)
+    return render_clean(tmp_path_factory, rec, "live", video=True, seed=2)
 
 
 @pytest.fixture(scope="module")

@@ -13,10 +13,13 @@ from vision.synth.video import render_match
 SMALL = (320, 180)
 
 
-def render_clean(tmp_path_factory, record, name, **kw):
+def render_clean(tmp_path_factory, record, name, video: bool = False, **kw):
+    """``record`` rendered clean and small: its truth file (and, with ``video``, the footage `v.mp4` beside it;
+    the decoder's tests read the truth alone)."""
     d = tmp_path_factory.mktemp(name)
     truth = d / "truth.jsonl"
-    render_match(record, None, truth, profile="clean", fps=5, size=SMALL, progress=False, **kw)  # (the truth alone)
+    render_match(record, d / "v.mp4" if video else None, truth, profile="clean", fps=5, size=SMALL, progress=False,
+                 **kw)
     return truth
 
 
