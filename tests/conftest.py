@@ -54,3 +54,26 @@ def database_url(request, monkeypatch) -> str:
     with request.getfixturevalue("postgres_databases").fresh() as url:
         monkeypatch.setenv("BGSCRIBE_DATABASE_URL", url)
         yield url
+
+
+# The slowest files first (2026-12-05, seconds on two cores): with `-n 3 --dist loadfile` (tests/run.sh) each worker
+# takes the next file as it frees up, so a slow file collected last (tests/vision sorts last) ran alone at the end
+# while the other workers idled. The rest keep their order.
+SLOW_FIRST = ("tests/vision/test_fieldfind.py",  # 289
+              "tests/vision/test_synth.py",  # 180
+              "tests/transcriber/test_live.py",  # 175
+              "tests/review_ui/test_pipeline.py",  # 165
+              "tests/review_ui/test_desk_event.py",  # 155
+              "tests/cli/test_demo.py",  # 150
+              "tests/review_ui/test_review_api.py",  # 147
+              "tests/vision/test_dicesize.py",  # 126
+              "tests/review_ui/test_board_learning.py",  # 124
+              "tests/hardware/test_check_camera_cli.py",  # 115
+              "tests/review_ui/test_work_queue.py",  # 112
+              "tests/capture/test_upload.py",  # 111
+              "tests/capture/test_replay.py")  # 100
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {f: k for k, f in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))

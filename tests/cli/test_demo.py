@@ -1,6 +1,6 @@
 """`bgscribe demo` as the README runs it: simulator -> capture agent -> server -> pipeline -> review page.
 
-Smaller and slower-paced than the default (960x540 at 5 fps) so it fits a test run; the default run is
+Smaller and slower-paced than the default (640x360 at 5 fps) so it fits a test run; the default run is
 timed by hand and in the issue notes.
 """
 
@@ -21,7 +21,7 @@ from transcriber.replay import replay_match
 def _demo_once(out) -> tuple[str, list]:
     """One `bgscribe demo --exit-when-ready` run in ``out``: its log and the transcript's actions."""
     r = subprocess.run([sys.executable, "-m", "bgscribe", "demo", "--out", str(out), "--port", "0",
-                        "--size", "960x540", "--fps", "5", "--exit-when-ready"],
+                        "--size", "640x360", "--fps", "5", "--exit-when-ready"],
                        capture_output=True, text=True, timeout=900)
     log = r.stdout + r.stderr
     assert r.returncode == 0, log[-3000:]
@@ -53,7 +53,7 @@ def test_demo_run_twice_in_one_folder_serves_the_same_match_with_flags_to_review
     # (Ctrl-C as at a terminal: a test run started in the background, `nohup pytest &`, ignores SIGINT,
     # and its children would inherit that)
     proc = subprocess.Popen([sys.executable, "-m", "bgscribe", "demo", "--out", str(out), "--port", "0",
-                             "--size", "960x540", "--fps", "5"],
+                             "--size", "640x360", "--fps", "5"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: list[str] = []
