@@ -36,7 +36,7 @@ def feed(truth_path, obs, chunk: int = 5, batch=None):
     for k in range(0, len(obs), chunk):
         live.add(obs[k:k + chunk])
         views.append(live.view())
-    return live, views, batch or decode(obs, players=players, length=length)
+    return live, views, batch if batch is not None else decode(obs, players=players, length=length)
 
 
 NOISES = {"clean": None, "hard": HARD}
