@@ -473,9 +473,16 @@ class Readers:
             # the map also peaks at checkers' printed marks, so what only that look finds must read as a die of a
             # sure value (rendered 12 mm dice found 0.91 -> 1.0, no false die; stream frames' dice 15 -> 17 of 17)
             extra = _apart(self._die_centres(rect, HEAT_UP, UP_PEAKS), centres)
+            # a value UP_SURE sure needs "not a die" under 1 - UP_SURE, and that is the unturned view's alone: the
+            # other views are read only for those (most of the peaks are checkers' marks)
+            extra = self._maybe_dice(rect, extra, 1.0 - UP_SURE)
             if extra:
                 p, _ = self.classify_dice(np.stack([die_crop(rect, c) for c in extra]))
                 centres += [c for c, pk in zip(extra, p) if pk[1:].max() >= UP_SURE]
+        # a candidate that is not a die at the default's crop is dropped whatever its other crops read, and is not
+        # learnt from: only the others are read at every scale in every view (exact, and half the cost while the
+        # dice's size is learnt: 24 boards share two cores in bench_live.py)
+        centres = self._maybe_dice(rect, centres, 0.5)
         if not centres:
             return []
         bx0, _, bx1, _ = geom.bar_rect()
@@ -513,6 +520,15 @@ class Readers:
             out.append(DieReading(values, xy, cocked=float(_sigmoid(aux[k, 0])),
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
         return _dedupe(out, 10.0 / scale)
+
+    def _maybe_dice(self, rect: np.ndarray, centres: list[tuple[float, float]], below: float
+                    ) -> list[tuple[float, float]]:
+        """The ``centres`` whose crop at the default's scale is a die with "not a die" under ``below``: one view each,
+        since `classify_dice` takes that chance from the unturned view alone."""
+        if not centres:
+            return []
+        p, _ = self.classify_dice(np.stack([die_crop(rect, c) for c in centres]), turns=1)
+        return [c for c, pk in zip(centres, p) if pk[0] < below]
 
     def _die_centres(self, rect: np.ndarray, hs: float, peaks: int = 8) -> list[tuple[float, float]]:
         """Die candidates: the dice heat map's ``peaks`` highest peaks on the board scaled by ``hs``, in ``rect``'s

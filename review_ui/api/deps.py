@@ -41,6 +41,11 @@ def board_auth(board: int, session: SessionDep, authorization: Annotated[str | N
     ok = token_matches(token, b.token_hash if b else "0" * 64)
     if b is None or not ok:
         raise HTTPException(401, "missing or wrong board token", headers={"WWW-Authenticate": "Bearer"})
+    # The lookup's transaction ends here, so that its connection goes back to the pool: the agents' routes then read
+    # their bodies and decode (the live view) for seconds on a loaded server, and 24 boards posting twice a second
+    # held all of the pool's connections while they did, leaving staff and the pipeline waiting 30 s for one
+    # (sessions keep their objects on commit; a route that uses the session again begins afresh).
+    session.commit()
     return b
 
 

@@ -363,6 +363,39 @@ def test_many_viewers_hold_no_database_connection(server, one_game):
             assert time.time() - t < 5
 
 
+def test_agents_posts_hold_no_database_connection_while_they_are_decoded(server, one_game, monkeypatch):
+    """24 boards post their observations twice a second, and on a loaded server each post's decoding takes seconds:
+    more posts in flight than the database pool has connections (15) must leave staff answered at once."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    obs, players, _ = one_game
+    _match(server, players)
+    release, started = threading.Event(), threading.Semaphore(0)
+
+    def slow_observe(board, observations, board_id):
+        started.release()
+        release.wait(60)
+        return {"accepted": len(observations), "version": 0, "cut_segment": False}
+
+    monkeypatch.setattr("review_ui.live_feed.LiveBoard.observe", slow_observe)
+    body = _lines(obs[:5], time.time() - obs[-1].t)
+    with ThreadPoolExecutor(20) as pool, httpx.Client(base_url=server.url, timeout=60) as c:
+        try:
+            posts = [pool.submit(post, c, body) for _ in range(20)]
+            for _ in range(20):  # every post is being decoded
+                assert started.acquire(timeout=30)
+            t = time.time()
+            with server.client() as staff:
+                login(staff, "ann")
+                assert staff.get("/api/v1/live/boards").status_code == 200  # (the dashboard)
+            assert c.get("/api/v1/live/boards/7/state").status_code == 200
+            assert time.time() - t < 5
+        finally:
+            release.set()
+        assert all(p.result().status_code == 200 for p in posts)
+
+
 @sqlite_only
 def test_a_silent_agent_is_shown_not_live(server, one_game, monkeypatch):
     obs, players, _ = one_game
