@@ -150,8 +150,13 @@ def agent_main(a) -> int:
     time.sleep(2 * 0.5 + 1)  # the last posts
     live.stop()
     live.join(5)
+    cpu = time.process_time()  # (the live part's: the footage and its last posts)
+    # a real agent goes on uploading what its spool holds (`capture` drains it at shutdown): this one too, or the
+    # record is cut short wherever uploads lag behind a loaded server
+    rep.uploader.drain(a.drain_seconds)
     print(json.dumps({"board": a.board, "observed": live.observed, "dropped": live.dropped, "posted": live.posted,
                       "where": live.where, "frames_sent": live.sent, "sent": rep.sent, "left": rep.spool.count(),
+                      "cpu_s": round(cpu, 2),
                       "error": live.last_error}), flush=True)
     return 0
 
@@ -301,7 +306,7 @@ def run(args) -> dict:
                  "--t0", repr(start_n), "--segments-dir", str(segments[0].parent), "--count", str(len(segments)),
                  "--spool", str(tmp / "spool" / f"b{n:02d}"), "--live", str(live_video),
                  "--seconds", str(args.seconds), "--segment-seconds", str(args.segment_seconds),
-                 "--fps", str(args.fps)],
+                 "--fps", str(args.fps), "--drain-seconds", str(args.drain_seconds)],
                 stdout=subprocess.PIPE, stderr=open(tmp / f"agent-{n}.log", "w"), env=env,  # noqa: SIM115
                 text=True, start_new_session=True))
         procs += agents
@@ -309,20 +314,26 @@ def run(args) -> dict:
         c_server, c_tree = own_cpu(server.pid), cpu_seconds(server.pid)
         c_view = own_cpu(viewers.pid)
         wall0 = time.time()
-        reports = []
-        for p in agents:
-            got, _ = p.communicate(timeout=args.seconds + args.segment_seconds + 600)
-            reports.append(json.loads(got.strip().splitlines()[-1]) if got.strip() else {"error": "no report"})
+        # the CPU shares are those of the live part: until the last board's footage and its last posts end
+        time.sleep(max(0.0, t0 + args.segment_seconds * (args.boards - 1) / args.boards + args.seconds + 3
+                       - time.time()))
         wall = time.time() - wall0
         out["cpu_server_own_core_share"] = round((own_cpu(server.pid) - c_server) / wall, 3)
         out["cpu_server_children_core_share"] = round((cpu_seconds(server.pid) - c_tree - own_cpu(server.pid)
                                                        + c_server) / wall, 3)
         out["cpu_viewers_core_share"] = round((own_cpu(viewers.pid) - c_view) / wall, 3)
+        reports = []
+        for p in agents:  # (each has uploaded its spool, or given up after --drain-seconds)
+            got, _ = p.communicate(timeout=args.seconds + args.segment_seconds + args.drain_seconds + 600)
+            reports.append(json.loads(got.strip().splitlines()[-1]) if got.strip() else {"error": "no report"})
+        # each agent's own CPU over its footage (loading its models included), summed: a share of one core
+        out["cpu_agents_core_share"] = round(sum(r.get("cpu_s", 0.0) for r in reports) / args.seconds, 3)
         out["agents"] = {"observed": sum(r.get("observed", 0) for r in reports),
                          "dropped_frames": sum(r.get("dropped", 0) for r in reports),
                          "posted": sum(r.get("posted", 0) for r in reports),
                          "handed_to_the_server": sum(r.get("where") == "server" for r in reports),
                          "frames_sent": sum(r.get("frames_sent", 0) for r in reports),
+                         "segments_never_uploaded": sum(r.get("left", 0) for r in reports),
                          "errors": [r["error"] for r in reports if r.get("error")]}
         # the match ends with its footage (as staff would set it); then the record is finished
         ended, answers = {}, []
