@@ -18,10 +18,12 @@ Figures:
   how many positions the feed showed that the record never passed through (guesses corrected later);
 - the transcript's readiness: seconds from the match's last play to its transcript (target: 60);
 - the server's own CPU (the live decoding and the feeds; its observe children apart) as a share of one core,
-  the agents' and the viewers'; states sent and bytes.
+  the agents' and the viewers', over the live part; states sent and bytes;
+- segments the agents never uploaded (each drains its spool before it exits, as `capture` does at shutdown: 0),
+  and how long staff wait for the server while it finishes the record (`staff_answer_s`).
 
     .venv/bin/python tests/bench/bench_live.py --boards 4 --seconds 120 --viewers 40
-    .venv/bin/python tests/bench/bench_live.py --boards 24 --seconds 300 --viewers 200
+    .venv/bin/python tests/bench/bench_live.py --boards 24 --seconds 180 --viewers 200
 """
 
 from __future__ import annotations
