@@ -480,8 +480,8 @@ class Readers:
                 p, _ = self.classify_dice(np.stack([die_crop(rect, c) for c in extra]))
                 centres += [c for c, pk in zip(extra, p) if pk[1:].max() >= UP_SURE]
         # a candidate that is not a die at the default's crop is dropped whatever its other crops read, and is not
-        # learnt from: only the others are read at every scale in every view (exact, and half the cost while the
-        # dice's size is learnt: 24 boards share two cores in bench_live.py)
+        # learnt from: only the others are read at every scale in every view (exact; an agent's CPU while its dice's
+        # size is learnt -24 %, where bench_live.py's 24 boards share two cores)
         centres = self._maybe_dice(rect, centres, 0.5)
         if not centres:
             return []
