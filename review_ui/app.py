@@ -127,6 +127,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(staff.router)
     app.include_router(fields.router)
 
+    from starlette.requests import ClientDisconnect
+    from starlette.responses import Response
+
+    @app.exception_handler(ClientDisconnect)
+    async def _client_gone(request, _exc):
+        # the client hung up before its body was all sent (an agent's upload timing out on a loaded server): nothing
+        # of that body is kept, and the agent sends it again. A line in the log, not a traceback
+        log.info("%s %s: the client went away before its body was sent", request.method, request.url.path)
+        return Response(status_code=400)
+
     @app.get("/api/v1/health")
     def health():
         return {"ok": True}
