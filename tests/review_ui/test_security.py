@@ -161,26 +161,16 @@ def test_bodies_are_limited_per_route_while_they_are_read(live):
     assert (live.settings.staging_path / "board07" / f"{m['segment_id']}.mp4.part").exists() is False
 
 
-def test_an_upload_whose_agent_hangs_up_mid_body_keeps_nothing_and_logs_no_traceback(live):
+def test_an_upload_whose_agent_hangs_up_mid_body_keeps_nothing_and_logs_no_traceback(live, caplog):
     """An agent's upload that times out on a loaded server closes its connection halfway through a chunk: nothing of
     that chunk is staged, the server notes it in one line, and the chunk sent again is taken."""
     import logging
     import socket
 
-    class Kept(logging.Handler):
-        def __init__(self):
-            super().__init__(logging.INFO)
-            self.records = []
-
-        def emit(self, record):
-            self.records.append(record)
-
-    kept = Kept()
-    loggers = [logging.getLogger(n) for n in ("uvicorn.error", "bgscribe.server")]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.addHandler(kept)
-        lg.setLevel(logging.INFO)
+    caplog.set_level(logging.INFO, logger="bgscribe.server")
+    caplog.set_level(logging.INFO, logger="uvicorn.error")
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    uvicorn_log.addHandler(caplog.handler)  # (uvicorn's loggers do not reach the root logger, where caplog listens)
     try:
         m, data = make_segment()
         assert httpx.post(live.url + f"{BASE}/7/segments", json=m, headers=auth()).status_code == 200
@@ -191,18 +181,16 @@ def test_an_upload_whose_agent_hangs_up_mid_body_keeps_nothing_and_logs_no_trace
                       + data[:40_000])
             time.sleep(0.5)
         deadline = time.time() + 10
-        while not any("went away" in r.getMessage() or r.exc_info for r in kept.records) and time.time() < deadline:
+        while not any("went away" in r.getMessage() or r.exc_info for r in caplog.records) and time.time() < deadline:
             time.sleep(0.1)
-        assert not [r for r in kept.records if r.exc_info], [r.getMessage() for r in kept.records if r.exc_info]
-        assert any("went away" in r.getMessage() for r in kept.records)
+        assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records if r.exc_info]
+        assert any("went away" in r.getMessage() for r in caplog.records)
         part = live.settings.staging_path / "board07" / f"{m['segment_id']}.mp4.part"
         assert not part.exists() or part.stat().st_size == 0
         r = httpx.put(live.url + path, content=data[:100_000], headers=auth())
         assert r.status_code == 200 and r.json()["received"] == 100_000
     finally:
-        for lg, level in zip(loggers, levels):
-            lg.removeHandler(kept)
-            lg.setLevel(level)
+        uvicorn_log.removeHandler(caplog.handler)
 
 
 def test_unfinished_uploads_are_deleted_when_stale(live):
