@@ -179,11 +179,17 @@ class Edges:
         """`score` of many quadrilaterals at once, sampled together (a few calls, not one per outline): (N,)
         scores and (N,) indices of each one's best shape in ``shapes``. ``samples`` along each side: fewer for a
         first look that only ranks."""
+        sc = self.shape_scores(quads, shapes, samples, in_bar)
+        k = np.argmax(sc, axis=1)
+        return sc[np.arange(len(k)), k], k
+
+    def shape_scores(self, quads, shapes=COARSE, samples: int = SIDE_SAMPLES, in_bar: bool = False) -> np.ndarray:
+        """The score of each of ``shapes`` for each of ``quads``, (N, shapes): `scores` before the best is taken."""
         quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
         shapes = tuple(tuple(sh) for sh in shapes)
         pts, ends = _layouts(shapes, in_bar)  # each shape's layout and its two nulls
         chunk = max(1, BATCH // ends[..., 0].size)
-        out_s, out_k = [], []
+        out = []
         for i in range(0, len(quads), chunk):
             Hs = np.stack([self.homography(q) for q in quads[i:i + chunk]])
             gx, gy = self._sample(*_project(Hs, _GRID_PTS))
@@ -194,8 +200,5 @@ class Edges:
             if in_bar:  # the likelier of the two places in each row, the rows averaged
                 hidden = d[:, :, 24:].reshape(len(Hs), len(shapes), 2, 2).max(2).mean(2)
                 sc = sc - np.clip(hidden, 0.0, None) * _holds_a_point(shapes)
-            sc = sc / mag[:, None]
-            k = np.argmax(sc, axis=1)
-            out_s.append(sc[np.arange(len(k)), k])
-            out_k.append(k)
-        return np.concatenate(out_s), np.concatenate(out_k)
+            out.append(sc / mag[:, None])
+        return np.concatenate(out)

@@ -74,20 +74,28 @@ def _across(view: View, a: np.ndarray, b: np.ndarray, ts: np.ndarray) -> np.ndar
     return np.abs(gx * n[..., None, 0] + gy * n[..., None, 1])
 
 
-def _side_stop(view: View, base: np.ndarray, tip: np.ndarray, pw: float) -> tuple[float, float, float] | None:
-    """One side of a point, from its base corner to its tip as the layout puts them: placed, then followed
-    outward past the base. (x, y) where its edge stops and its strength, or None where it does not."""
+def _side_stops(view: View, base: np.ndarray, tip: np.ndarray, pw: float) -> list[tuple[float, float, float] | None]:
+    """Sides of points, from each base corner (``base`` (N, 2)) to its tip (``tip`` (N, 2)) as the layout puts
+    them: each placed (all at once), then followed outward past its base. For each, (x, y) where its edge stops
+    and its strength, or None where it does not."""
     d = tip - base
-    length = float(np.linalg.norm(d))
-    n = np.array([d[1], -d[0]]) / length
-    off = SHIFTS[:, None] * pw * n
-    g = _across(view, base + off, tip + off, MIDDLE).mean(1)
-    k = int(np.argmax(g))
-    a, b = base + off[k], tip + off[k]
-    lean = BASE_SHIFTS[:, None] * pw * n
-    g2 = _across(view, a + lean, np.broadcast_to(b, lean.shape), MIDDLE).mean(1)
-    j = int(np.argmax(g2))
-    a = a + lean[j]
+    length = np.linalg.norm(d, axis=1)
+    n = np.stack([d[:, 1], -d[:, 0]], 1) / length[:, None]
+    off = SHIFTS[None, :, None] * pw * n[:, None]  # (N, shifts, 2)
+    g = _across(view, base[:, None] + off, tip[:, None] + off, MIDDLE).mean(-1)
+    every = np.arange(len(base))
+    k = np.argmax(g, 1)
+    a, b = base + off[every, k], tip + off[every, k]
+    lean = BASE_SHIFTS[None, :, None] * pw * n[:, None]
+    g2 = _across(view, a[:, None] + lean, np.broadcast_to(b[:, None], lean.shape), MIDDLE).mean(-1)
+    j = np.argmax(g2, 1)
+    a = a + lean[every, j]
+    return [_walk(view, a[m], b[m], n[m], float(length[m]), float(g2[m, j[m]])) for m in every]
+
+
+def _walk(view: View, a: np.ndarray, b: np.ndarray, n: np.ndarray, length: float, strength: float
+          ) -> tuple[float, float, float] | None:
+    """A placed side (base ``a``, tip ``b``, normal ``n``) followed outward past its base: where its edge stops."""
     ts = np.arange(WALK_FROM, -REACH * view.h / length, -0.5 / length)
     side = np.arange(-FOLLOW, FOLLOW + 0.1, 0.5)[:, None] * n
     g = _across(view, a + side, b + side, ts).max(0)
@@ -100,7 +108,7 @@ def _side_stop(view: View, base: np.ndarray, tip: np.ndarray, pw: float) -> tupl
     if not run.any():
         return None
     q = a + ts[int(np.argmax(run))] * (b - a)
-    return float(q[0]), float(q[1]), float(g2[j])
+    return float(q[0]), float(q[1]), strength
 
 
 def _rim(xs: np.ndarray, ys: np.ndarray, strength: np.ndarray, xmid: float, tol: float, out: float
@@ -112,22 +120,26 @@ def _rim(xs: np.ndarray, ys: np.ndarray, strength: np.ndarray, xmid: float, tol:
     keep = strength >= 0.3 * np.median(strength) if len(strength) else np.zeros(0, bool)
     xs, ys = xs[keep], ys[keep]
     need = max(MIN_SIDES, len(xs) // 4)
+    # every pair of stops makes a line; its inliers and their least-squares line, all pairs at once
+    i, j = np.triu_indices(len(xs), 1)
+    dx = xs[j] - xs[i]
+    ok = np.abs(dx) > 1e-6
+    i, slope = i[ok], (ys[j] - ys[i])[ok] / dx[ok]
+    inl = np.abs(ys[None] - (ys[i, None] + slope[:, None] * (xs[None] - xs[i, None]))) <= tol
+    n = inl.sum(1)
+    ok = (n >= need) & ((inl & (xs < xmid)).sum(1) >= 2) & ((inl & (xs > xmid)).sum(1) >= 2)
+    inl, n = inl[ok], n[ok]
+    sx, sy, sxx, sxy = inl @ xs, inl @ ys, inl @ (xs * xs), inl @ (xs * ys)
+    k = (n * sxy - sx * sy) / (n * sxx - sx * sx)
+    far = out * (k * xmid + (sy - k * sx) / n)  # how far out each line lies at the middle
     best = None
-    for i in range(len(xs)):
-        dx = xs - xs[i]
-        ok = np.abs(dx) > 1e-6
-        slope = np.where(ok, (ys - ys[i]) / np.where(ok, dx, 1.0), 0.0)
-        for j in np.nonzero(ok & (np.arange(len(xs)) > i))[0]:
-            inl = np.abs(ys - (ys[i] + slope[j] * dx)) <= tol
-            if inl.sum() < need or (xs[inl] < xmid).sum() < 2 or (xs[inl] > xmid).sum() < 2:
-                continue
-            k, c = np.polyfit(xs[inl], ys[inl], 1)
-            how_far = out * (k * xmid + c)
-            if best is None or how_far > best[0] + tol or (abs(how_far - best[0]) <= tol and inl.sum() > best[1]):
-                best = (how_far, int(inl.sum()), float(np.median(ys[inl])))
+    for m in range(len(n)):  # in the pairs' order: the outermost, and of lines alike the one most stops lie on
+        if best is None or far[m] > best[0] + tol or (abs(far[m] - best[0]) <= tol and n[m] > best[1]):
+            best = (float(far[m]), int(n[m]), m)
     if best is None:
         return None
-    return np.array([[xs.min(), best[2]], [xs.max(), best[2]]])
+    y = float(np.median(ys[inl[best[2]]]))
+    return np.array([[xs.min(), y], [xs.max(), y]])
 
 
 def _strength(g: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -209,13 +221,14 @@ def fit_rims(picture: np.ndarray, quad: np.ndarray, bar: float, length: float, m
     rows, strengths, corners = {}, [], {0: [], 1: []}
     for row, y0, out in (("T", p, -1.0), ("B", p + H, 1.0)):
         tip_y = y0 - out * length * H
+        which = [(i, e) for i in range(12) for e in (-1, 1)]
+        found = _side_stops(view, np.array([[cx[i] + e * pw / 2, y0] for i, e in which]),
+                            np.array([[cx[i], tip_y] for i, _ in which]), pw)
         stops = []
-        for i in range(12):
-            for e in (-1, 1):
-                s = _side_stop(view, np.array([cx[i] + e * pw / 2, y0]), np.array([cx[i], tip_y]), pw)
-                if s is not None:
-                    stops.append(s)
-                    corners[i // 6].append((i % 6 + (e + 1) // 2, s[0]))
+        for (i, e), s in zip(which, found):
+            if s is not None:
+                stops.append(s)
+                corners[i // 6].append((i % 6 + (e + 1) // 2, s[0]))
         xs, ys, st = np.array(stops).reshape(-1, 3).T
         line = _rim(xs, ys, st, p + W / 2, max(2.0, AGREE * H), out)
         n = np.array([0.0, out])

@@ -98,6 +98,12 @@ def test_edge_scores_of_many_outlines_as_of_each(boards):
         one, shape = edges.score(q, SHAPES)
         assert abs(sc - one) < 1e-6 and SHAPES[int(k)] == shape
     assert scores[0] > 0.3 and scores[-1] < scores[0]
+    # each shape's own score (the shape's refinement samples a few at once) as that shape scores alone
+    few = SHAPES[::29]
+    each = edges.shape_scores(quads[:4], few, in_bar=True)
+    assert each.shape == (4, len(few))
+    for q, row in zip(quads[:4], each):
+        assert np.allclose(row, [edges.score(q, (sh,), in_bar=True)[0] for sh in few], atol=1e-6)
 
 
 def test_points_tips_found_on_rendered_boards(boards):
