@@ -413,7 +413,7 @@ def _best(picture: np.ndarray, img: np.ndarray, s: float, edges: Edges, ways: li
 
 RANK_SAMPLES = 16  # samples a side where outlines are only ranked (the grid, the snaps), not judged: 24 before
 # (134 real pictures, 2026-12-06: the same 103 / 118 / 126 within 1.5 / 3 / 5 %, 107 found, none wrong but sure; eight
-# fields moved, four each way, the largest two not found either way; the finder's time -12 %)
+# fields moved, four each way, the largest three not found either way; the finder's time -12 %)
 RIVAL = 0.9  # an outline ranked this near the best (of its score) is tried too, where more than one is
 
 
