@@ -5,8 +5,9 @@ job queue (review_ui/work_queue.py: Dramatiq on Redis) the server only schedules
 worker` processes on any machine that reaches the database, the broker and the footage do them. The kinds:
 
 - `observe`: one stored segment -> `data_dir/observations/boardNN/SEGMENT.jsonl` (times relative to the
-  segment). The camera stage runs in a child process (`bgscribe observe`): it is CPU-bound and decodes
-  untrusted video, so it neither holds the server's interpreter nor takes the server down with it.
+  segment). The camera stage runs in a process of its own (`bgscribe observe`, review_ui/job_processes.py): it
+  is CPU-bound and decodes untrusted video, so it neither holds the server's interpreter nor takes the server
+  down with it.
 - `transcribe`: every observed segment of a match, shifted to match time and joined, decoded into the
   score so far; once the match is over (the decoder sees it won, or staff set its end), the transcript
   is loaded for review. A transcript staff have already edited is never replaced.
@@ -31,8 +32,6 @@ import json
 import logging
 import os
 import socket
-import subprocess
-import sys
 import threading
 import traceback
 import uuid
@@ -45,6 +44,7 @@ from sqlalchemy.orm import Session
 from transcriber.observation import FrameObservation
 
 from .board_field import board_field
+from .job_processes import JobProcess, JobTimeout
 from .models import Event, Match, Segment, segment_matches
 from .pipeline_models import (
     ANALYSE,
@@ -201,7 +201,7 @@ class Pipeline:
         self.wake = threading.Event()
         self.threads: list[threading.Thread] = []
         self.scheduling = threading.Lock()
-        self.children: set[subprocess.Popen] = set()  # one per thread doing a job (a worker may run several)
+        self.children: set[JobProcess] = set()  # one per thread doing a job (a worker may run several)
 
     # ------------------------------------------------------------------ life cycle
     def start(self) -> None:
@@ -217,8 +217,7 @@ class Pipeline:
         self.stop_event.set()
         self.wake.set()
         for child in list(self.children):
-            if child.poll() is None:
-                child.terminate()  # its job goes back to the queue (see `execute`)
+            child.terminate()  # its job goes back to the queue (see `execute`)
         for t in self.threads:
             t.join(timeout)
 
@@ -358,24 +357,18 @@ class Pipeline:
 
     # ------------------------------------------------------------------ jobs
     def _child(self, args: list[str], doing: str) -> str:
-        """Run `bgscribe ARGS...` as a child process (kept in `self.children`, so that `stop` can end it); its
-        stdout. RuntimeError, with what it said, when it fails or takes over `OBSERVE_TIMEOUT_S`."""
-        # BGSCRIBE_PARENT_PID: the child ends with this process (bgscribe/__main__.py), even when it is killed
-        env = {**os.environ, "BGSCRIBE_PARENT_PID": str(os.getpid())}
-        child = subprocess.Popen([sys.executable, "-m", "bgscribe", *args], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, env=env)
+        """Run `bgscribe ARGS...` in a process of its own (`job_processes`; kept in `self.children`, so that `stop`
+        can end it); its stdout. RuntimeError, with what it said, when it fails or takes over `OBSERVE_TIMEOUT_S`."""
+        child = JobProcess(args)
         self.children.add(child)
         try:
-            stdout, stderr = child.communicate(timeout=OBSERVE_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.communicate()
+            code, stdout, stderr = child.run(OBSERVE_TIMEOUT_S)
+        except JobTimeout:
             raise RuntimeError(f"{doing} took over {OBSERVE_TIMEOUT_S} s") from None
         finally:
             self.children.discard(child)
-        if child.returncode != 0:
-            raise RuntimeError(f"bgscribe {args[0]} exited with {child.returncode}: "
-                               f"{(stderr or stdout).strip()[-500:]}")
+        if code != 0:
+            raise RuntimeError(f"bgscribe {args[0]} exited with {code}: {(stderr or stdout).strip()[-500:]}")
         return stdout
 
     def _observe(self, s: Session, job: PipelineJob) -> dict:

@@ -52,12 +52,25 @@ CACHE = Path(tempfile.gettempdir()) / "bgscribe-bench" / "event-footage"
 
 
 def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process and of its children it has waited for (a worker's camera-stage processes)."""
-    try:
-        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
+    """utime + stime of a process and of its descendants: those alive, and those that ended (the children a
+    process has waited for count in its own figures). A worker's camera-stage jobs are forked by its fork server
+    (review_ui/job_processes.py), its child: they count there once ended, as they run while they run."""
+    stats = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                f = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(d.name)] = (int(f[1]), sum(int(x) for x in f[11:15]))  # (parent, own + waited-for ticks)
+    if pid not in stats:
         return 0.0
-    return sum(int(x) for x in f[11:15]) / TICK
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        total += stats[p][1]
+        todo += [c for c, (parent, _) in stats.items() if parent == p]
+    return total / TICK
 
 
 def pct(values: list[float]) -> dict:
