@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint, and_, case, exists
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .models import Base
+from .models import Base, Match
 
 OBSERVE = "observe"  # one footage segment -> observations (JSON Lines under data_dir/observations)
 TRANSCRIBE = "transcribe"  # a match's observations so far -> score in progress; when complete, the transcript
@@ -43,5 +43,12 @@ class PipelineJob(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
-# The order queued jobs are taken in: footage first (the transcriptions wait for it), then the oldest.
-NEXT_FIRST = (PipelineJob.kind != OBSERVE, PipelineJob.id)
+# The transcription of a match that is over (staff ended it, or the board's next match began): the transcript the
+# staff wait for. It is made only once all the match's footage is observed.
+FINAL_TRANSCRIPTION = and_(PipelineJob.kind == TRANSCRIBE,
+                           exists().where(Match.id == PipelineJob.match_id, Match.ended_at.isnot(None)))
+# The order queued jobs are taken in, the oldest first within each rank: final transcriptions (about a second's work
+# each), then footage, then the rest. Transcriptions of matches in progress wait for the footage: under load several
+# segments go into one, where each alone would decode the match from its start again; analyses and the boards'
+# learning are for approved matches, where minutes do not matter.
+NEXT_FIRST = (case((FINAL_TRANSCRIPTION, 0), (PipelineJob.kind == OBSERVE, 1), else_=2), PipelineJob.id)

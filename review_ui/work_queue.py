@@ -19,6 +19,9 @@ worker (`bgscribe worker`) claims a row with the message's id and does it (`Pipe
 
 A board's segments go out one at a time, in order: each observation carries the board's state (its checker
 colours, its tray end) to the next, and a board makes one segment a minute, which one worker keeps up with.
+The transcriptions of matches that are over go on a queue of their own (`QUEUE_FIRST`), which workers take from
+first (the actor's priority): in the broker's one queue, the transcript the staff wait for waited behind every
+board's footage sent before it (`pipeline_models.NEXT_FIRST`).
 """
 
 from __future__ import annotations
@@ -29,11 +32,13 @@ import time
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from .pipeline_models import NEXT_FIRST, QUEUED, RUNNING, PipelineJob
+from .pipeline_models import FINAL_TRANSCRIPTION, NEXT_FIRST, QUEUED, RUNNING, PipelineJob
 
 log = logging.getLogger("bgscribe.queue")
 
-QUEUE = "bgscribe-pipeline"
+QUEUE = "bgscribe-pipeline"  # the other jobs
+QUEUE_FIRST = "bgscribe-final"  # transcriptions of matches that are over: taken first
+QUEUES = (QUEUE_FIRST, QUEUE)
 ACTOR = "pipeline_job"
 LOST_CHECK_S = 60.0  # how often the server looks for jobs whose message the broker no longer holds
 
@@ -71,9 +76,11 @@ class WorkQueue:
         # Retries only for what `execute` cannot settle on the row itself (the database unreachable, the footage
         # store down: `Deferred`): the same message comes back, so it can still claim the job. Job failures are
         # the row's business.
-        self.actor = dramatiq.actor(self._perform, broker=self.broker, actor_name=ACTOR, queue_name=QUEUE,
-                                    max_retries=50, min_backoff=2000, max_backoff=60000,
-                                    time_limit=int(job_timeout_s * 1000) + 120_000)
+        # (Dramatiq: a lower priority number is done first of the messages a worker holds)
+        self.actors = {queue: dramatiq.actor(self._perform, broker=self.broker, actor_name=name, queue_name=queue,
+                                             priority=k, max_retries=50, min_backoff=2000, max_backoff=60000,
+                                             time_limit=int(job_timeout_s * 1000) + 120_000)
+                       for k, (queue, name) in enumerate(zip(QUEUES, (f"{ACTOR}_final", ACTOR)))}
 
     def check(self) -> None:
         """QueueError, saying where, when the broker does not answer."""
@@ -86,7 +93,7 @@ class WorkQueue:
 
     def backlog(self) -> int:
         """Messages waiting in the broker (not yet taken by a worker)."""
-        return self.broker.do_qsize(QUEUE)
+        return sum(self.broker.do_qsize(q) for q in QUEUES)
 
     def held(self) -> set[str]:
         """The ids of the messages the broker still has: waiting, being worked on (Dramatiq deletes a message's
@@ -97,7 +104,7 @@ class WorkQueue:
 
         ns = self.broker.namespace
         out = set()
-        for key in (f"{ns}:{QUEUE}.msgs", f"{ns}:{QUEUE}.DQ.msgs"):
+        for key in (f"{ns}:{q}{dq}.msgs" for q in QUEUES for dq in ("", ".DQ")):
             for body in self.broker.client.hvals(key):
                 out.add(Message.decode(body).message_id)
         return out
@@ -134,24 +141,25 @@ class WorkQueue:
             self.resend_lost(s)
         from .pipeline import observing_boards, one_a_board
 
-        jobs = s.scalars(select(PipelineJob).where(PipelineJob.state == QUEUED, PipelineJob.delivery == "")
-                         .order_by(*NEXT_FIRST)).all()
-        if not jobs:
+        rows = s.execute(select(PipelineJob, FINAL_TRANSCRIPTION).where(
+            PipelineJob.state == QUEUED, PipelineJob.delivery == "").order_by(*NEXT_FIRST)).all()
+        if not rows:
             return 0
+        first = {job.id for job, final in rows if final}
         sent = 0
-        for job in one_a_board(s, jobs, observing_boards(s, sent=True)):
-            job.delivery = self._send(job.id)
+        for job in one_a_board(s, [job for job, _ in rows], observing_boards(s, sent=True)):
+            job.delivery = self._send(job.id, QUEUE_FIRST if job.id in first else QUEUE)
             s.commit()  # one at a time: a stop between sending and this leaves at most one duplicate message
             sent += 1
         if sent:
             log.info("queue: %d jobs sent to the workers", sent)
         return sent
 
-    def _send(self, job_id: int) -> str:
+    def _send(self, job_id: int, queue: str) -> str:
         import redis
 
         try:
-            return self.actor.send(job_id).message_id
+            return self.actors[queue].send(job_id).message_id
         except redis.RedisError as e:
             raise QueueError(f"cannot send job {job_id} to the job queue at {self.shown_url}: {e}") from None
 
@@ -173,7 +181,8 @@ class WorkQueue:
         from dramatiq import Worker
 
         self.pipeline = pipeline
-        w = Worker(self.broker, queues={QUEUE}, worker_threads=threads, worker_timeout=1000)
-        # Take no more than it works on: a prefetched job would wait here while another worker is idle.
+        w = Worker(self.broker, queues=set(QUEUES), worker_threads=threads, worker_timeout=1000)
+        # Take no more than it works on (of each queue): a prefetched job would wait here while another worker is
+        # idle.
         w.queue_prefetch = threads
         return w

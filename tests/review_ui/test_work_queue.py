@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from review_ui.app import create_app
 from review_ui.config import Settings
@@ -91,6 +92,63 @@ def test_the_server_sends_each_job_once_and_a_boards_segments_one_at_a_time(clie
     assert queue.backlog() == 2 and all(_row(client, j.id).delivery for j in jobs)
     # no job is done by the server itself
     assert all(_row(client, j.id).attempts == 0 for j in jobs[1:])
+
+
+def test_a_finished_matchs_transcription_comes_first_then_footage_then_the_rest(client):
+    """The order the server's own threads take queued jobs in, and the queue's dispatch sends them in."""
+    from review_ui.models import Match
+    from review_ui.pipeline_models import ANALYSE, FINAL_TRANSCRIPTION, LEARN, NEXT_FIRST
+
+    st = client.app_state
+    with st.db.session() as s:
+        ev = create_event(s, "Queue order")
+        board = register_board(s, 1, TOKEN, ev)
+        over = create_match(s, ev, board, datetime(2026, 12, 6, 10), "A", "B", datetime(2026, 12, 6, 11))
+        playing = create_match(s, ev, board, datetime(2026, 12, 6, 11), "C", "D")
+        jobs = [(ANALYSE, over), (OBSERVE, None), (TRANSCRIBE, playing), (LEARN, over), (OBSERVE, None),
+                (TRANSCRIBE, over)]
+        for kind, m in jobs:
+            s.add(PipelineJob(kind=kind, match_id=m.id if m else None, state=QUEUED, attempts=0, inputs="",
+                              result_json="", error="", created_at=datetime(2026, 12, 6)))
+        s.commit()
+        got = [(j.kind, j.match_id, j.id) for j in s.query(PipelineJob).order_by(*NEXT_FIRST)]
+        final = s.execute(select(PipelineJob.kind, PipelineJob.match_id).where(FINAL_TRANSCRIPTION)).all()
+        assert s.get(Match, over.id).ended_at is not None
+    assert [(k, m) for k, m, _ in got] == [(TRANSCRIBE, over.id), (OBSERVE, None), (OBSERVE, None), (ANALYSE, over.id),
+                                          (TRANSCRIBE, playing.id), (LEARN, over.id)]
+    assert [i for k, _, i in got if k == OBSERVE] == sorted(i for k, _, i in got if k == OBSERVE)  # oldest first
+    assert final == [(TRANSCRIBE, over.id)]
+
+
+def test_a_final_transcription_is_not_kept_waiting_behind_footage_sent_before_it(redis_url):  # noqa: F811
+    """Two boards' segments are sent, then a finished match's transcription: the worker (one job at a time) does
+    the transcription before the second segment. (In one queue it waited behind every segment sent before it.)"""
+    import threading
+
+    queue = WorkQueue(redis_url)
+
+    class Recorder:  # the worker's side of a pipeline: what it was given to do, in order
+        stop_event = threading.Event()
+        done: list[int] = []
+
+        def execute(self, job_id: int, delivery: str = "") -> bool:
+            time.sleep(0.5)  # (a job takes a while: the worker's consumers have fetched what there is)
+            self.done.append(job_id)
+            return True
+
+    queue._send(1, "bgscribe-pipeline")
+    queue._send(2, "bgscribe-pipeline")
+    queue._send(3, "bgscribe-final")
+    assert queue.backlog() == 3
+    pipeline = Recorder()
+    worker = queue.worker(pipeline, threads=1)
+    worker.start()
+    try:
+        wait_for(lambda: len(pipeline.done) == 3, 30, "the three jobs")
+    finally:
+        worker.stop()
+    assert pipeline.done.index(3) < pipeline.done.index(2), pipeline.done
+    assert queue.backlog() == 0
 
 
 def test_a_broker_that_does_not_answer_is_a_clear_error(tmp_path):
