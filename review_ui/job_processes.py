@@ -2,7 +2,7 @@
 a process that has imported the camera stage once.
 
 A job runs in its own process so that it never holds the server's interpreter, and a crash or a hang ends only
-it. Started afresh (`python -m bgscribe observe ...`), each spent about 1.3 CPU-s on starting Python, importing
+it. Started afresh (`python -m bgscribe observe ...`), each spent about 1.2 CPU-s on starting Python, importing
 NumPy, OpenCV, PyAV and onnxruntime and parsing its arguments, beside about 4 CPU-s observing a minute of 720p
 footage: a quarter of every observe job. Here they are forked from multiprocessing's fork server, which imports
 those once (`PRELOAD`); each job still loads its models and runs in a fresh process.
