@@ -73,8 +73,6 @@ def _die_with(worker: int) -> None:
             time.sleep(WATCH_S)
         os._exit(1)
 
-    if not _alive(worker):
-        os._exit(1)
     threading.Thread(target=watch, name="watch-worker", daemon=True).start()
 
 
@@ -122,11 +120,11 @@ class JobProcess:
             process.start()
             self.process = process
             process.join(timeout)
-            if self.process.exitcode is None:
-                self.process.kill()
-                self.process.join()
+            if process.exitcode is None:
+                process.kill()
+                process.join()
                 raise JobTimeout(f"over {timeout:.0f} s")
-            return (self.process.exitcode, out.read_text(encoding="utf-8", errors="replace"),
+            return (process.exitcode, out.read_text(encoding="utf-8", errors="replace"),
                     err.read_text(encoding="utf-8", errors="replace"))
 
     def running(self) -> bool:
