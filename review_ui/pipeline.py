@@ -388,7 +388,8 @@ class Pipeline:
             # the board's checker colours and tray end, learnt from its earlier segments (most never show an
             # opening)
             state = board_state_path(self.data_dir, seg.board.number)
-            cmd = ["observe", str(video), "--out", str(tmp), "--quiet",
+            # one thread: jobs run one a core (`pipeline_jobs`), beside the server and, on one box, the live boards
+            cmd = ["observe", str(video), "--out", str(tmp), "--quiet", "--threads", "1",
                    "--board-state", str(state)]
             adapter = adapter_path(self.data_dir, seg.board.number)
             if adapter.is_file():  # what the camera stage learnt of this board

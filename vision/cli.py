@@ -23,21 +23,28 @@ def add_observe_arguments(p) -> None:
                         "instead of finding the board")
     p.add_argument("--adapter", metavar="ADAPTER.json",
                    help="what `bgscribe adapt` learnt of this board: its points read with its own head")
+    p.add_argument("--threads", type=int, default=2, metavar="N",
+                   help="threads for reading the board (default: 2; the server's pipeline runs each job on one)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def run_observe(args) -> int:
+    import cv2
+
     from .observe import ObserveOptions, observe_video
 
     if args.every < 1:
         raise SystemExit("bgscribe observe: --every must be at least 1")
+    if args.threads < 1:
+        raise SystemExit("bgscribe observe: --threads must be at least 1")
+    cv2.setNumThreads(args.threads)
     try:
         field = profile = None
         if args.field:
             field, profile = _field_of_video(args.video, args.field)
         adapter = load_adapter(args.adapter) if args.adapter else None
         opts = ObserveOptions(read_every_s=args.read_every, every=args.every, field=field, profile=profile,
-                              adapter=adapter)
+                              adapter=adapter, threads=args.threads)
         stats = observe_video(args.video, args.out, opts,
                               progress=not args.quiet, board_state=args.board_state)
     except (ValueError, FileNotFoundError) as e:

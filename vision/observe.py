@@ -30,7 +30,8 @@ from .frames import as_frame
 from .geometry import BoardGeometry
 from .motion import MotionMeter, QuietDetector
 from .observation import FrameObservation, SlotReading
-from .readers import BoardColours
+from .read_memo import SURE_READ, ReadMemo
+from .readers import BoardColours, default_readers
 from .rectify import board_to_rect, homography, rectify
 
 log = logging.getLogger("bgscribe.observe")
@@ -39,7 +40,6 @@ TRAY_SURE = 10.0  # checker evidence (three clear reads) after which the tray en
 TRAY_CHECK_EVERY = 30  # reads (a board turned round between matches is caught within a minute or so)
 COUNT_TOL = 3.0  # checkers: a read this close to 15 of each colour is a full set
 SAME_CORNERS_PX = 0.5  # a refit of the corners this close rectifies the same picture
-SURE_READ = 0.98  # a read this sure of everything is not repeated while the picture stays the same
 
 
 @dataclass
@@ -51,6 +51,7 @@ class ObserveOptions:
     field: tuple | None = None  # the playing field's corners given by hand (TL, TR, BR, BL, bar up and down)
     profile: tuple | None = None  # that field's shape: (the bar's share of its width, a point's of its height)
     adapter: object = None  # the board's own points head (vision.adapt.PointAdapter: `bgscribe adapt`)
+    threads: int = 2  # the readers' threads (onnxruntime's): 1 where other work wants the other cores
 
 
 def field_of_state(state: dict) -> tuple[np.ndarray | None, np.ndarray | None, tuple | None]:
@@ -141,13 +142,14 @@ class Observer:
         self.motion = MotionMeter()
         self.quiet = QuietDetector(self.opts.quiet_hold_s)
         if reader is None:
-            from .readers import read_board as reader
-            from .readers import read_slots as slot_reader
+            readers = default_readers(self.opts.threads)
+            reader, slot_reader = readers.read_board, readers.read_slots
         self.reader = reader
         self.slot_reader = slot_reader
         self.colours = BoardColours()  # this board's checker colours, learnt at each opening position
         self.adapter = self.opts.adapter  # this board's own points head (vision.adapt, `bgscribe adapt`)
         self.dice_size = DiceSize()  # how big this board's dice look, learnt from them (vision.dicesize)
+        self.memo = ReadMemo()  # its last read: what has not changed since is not read again (vision.read_memo)
         self.geom: BoardGeometry | None = None
         self._tray_vote = 0.0  # the picture's evidence for trays on the right, over the reads so far (decaying)
         self._tray_counts = 0.0  # the checkers' evidence for it (decaying)
@@ -296,7 +298,8 @@ class Observer:
         self.motion.mark_quiet()
         rect, geom = self._rectify(frame.bgr, cal)
         mine = {"adapter": self.adapter} if self.adapter is not None else {}  # the board's own points head
-        obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours, dice_size=self.dice_size, **mine)
+        obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours, dice_size=self.dice_size,
+                                                    memo=self.memo, **mine)
         x0, _, x1, _ = geom.bar_rect()
         obs.bar_x = (x0 + x1) / 2
         for d in obs.dice:
@@ -318,6 +321,7 @@ def live_observer(bgr: np.ndarray, fps: float, setup: dict) -> Observer:
     if setup.get("field"):
         h, w = bgr.shape[:2]
         opts.field, opts.profile = field_on_picture(bgr, [[x * w, y * h] for x, y in setup["field"]])
+    opts.threads = 1  # an agent's recorder, or the server's other boards, want the other cores
     observer = Observer(fps, opts)
     if setup.get("state"):
         try:

@@ -32,6 +32,7 @@ import numpy as np
 from .dicesize import LADDER, DiceSize
 from .geometry import BAR_SLOT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .observation import CUBE_PLACES, CUBE_VALUES, MAX_COUNT, CubeReading, DieReading, SlotReading
+from .read_memo import SURE_READ, ReadMemo
 from .rectify import BAR_CROP, POINT_CROP, SCALE, TRAY_CROP, board_to_rect, slot_rect
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -433,14 +434,23 @@ class Readers:
         logits, features = self._m["points"].run(nchw(crops))
         return logits, features
 
-    def read_slots(self, rect: np.ndarray, geom: BoardGeometry,
-                   colours: BoardColours | None = None, adapter=None) -> list[SlotReading]:
+    def read_slots(self, rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None,
+                   memo: ReadMemo | None = None) -> list[SlotReading]:
         """``colours``: this board's colours so far; learns from the read when it shows the opening.
-        ``adapter``: this board's own head for the points (vision.adapt.PointAdapter)."""
+        ``adapter``: this board's own head for the points (vision.adapt.PointAdapter). ``memo``: the board's last
+        read, whose sure points are not read again where their crops are the same (`vision.read_memo`)."""
         points, bar, trays = slot_crops(rect, geom)
         m = self._m["points"]
-        logits, features = self.point_outputs(points)
-        p = _softmax(logits if adapter is None else adapter.logits(features), m.temperature[0])
+
+        def head(logits: np.ndarray, features: np.ndarray) -> np.ndarray:
+            return _softmax(logits if adapter is None else adapter.logits(features), m.temperature[0])
+
+        if memo is None:
+            logits, features = self.point_outputs(points)
+        else:
+            logits, features = memo.outputs([("point", k) for k in range(len(points))], points, self.point_outputs,
+                                            lambda o: head(*o).max(1) >= SURE_READ)
+        p = head(logits, features)
         if colours is not None:
             colours.learn(points, p)
         light_p, thr = point_colours(points, p, colours)
@@ -456,9 +466,11 @@ class Readers:
         assert len(out) == N_SLOTS
         return out
 
-    def read_dice(self, rect: np.ndarray, geom: BoardGeometry, size: DiceSize | None = None) -> list[DieReading]:
+    def read_dice(self, rect: np.ndarray, geom: BoardGeometry, size: DiceSize | None = None,
+                  memo: ReadMemo | None = None) -> list[DieReading]:
         """The dice on the board. ``size``: how big this board's dice look (`vision.dicesize`), learnt from
-        every read while it is still learning; None: the default's size."""
+        every read while it is still learning; None: the default's size. ``memo``: as `read_slots`'s, for the
+        candidates' crops."""
         scale = size.scale if size is not None else 1.0
         learning = size is not None and size.learning
         # the heat map sees the dice brought towards its size; while that is learnt and bigger dice are as likely as
@@ -475,22 +487,21 @@ class Readers:
             extra = _apart(self._die_centres(rect, HEAT_UP, UP_PEAKS), centres)
             # a value UP_SURE sure needs "not a die" under 1 - UP_SURE, and that is the unturned view's alone: the
             # other views are read only for those (most of the peaks are checkers' marks)
-            extra = self._maybe_dice(rect, extra, 1.0 - UP_SURE)
+            extra = self._maybe_dice(rect, extra, 1.0 - UP_SURE, memo)
             if extra:
-                p, _ = self.classify_dice(np.stack([die_crop(rect, c) for c in extra]))
+                p, _ = self._classify_at(rect, extra, (1.0,), DICE_TURNS, memo)
                 centres += [c for c, pk in zip(extra, p) if pk[1:].max() >= UP_SURE]
         # a candidate that is not a die at the default's crop is dropped whatever its other crops read, and is not
         # learnt from: only the others are read at every scale in every view (exact; an agent's CPU while its dice's
         # size is learnt -24 %, where bench_live.py's 24 boards share two cores)
-        centres = self._maybe_dice(rect, centres, 0.5)
+        centres = self._maybe_dice(rect, centres, 0.5, memo)
         if not centres:
             return []
         bx0, _, bx1, _ = geom.bar_rect()
         # a die at this board's scale must be one at the default's too: shrunk to a die's size, the edge of a
         # checker passes for a die showing 1 (rendered 32 mm dice: 0.75 false dice a frame, 0.05 with this)
         scales = LADDER if learning else tuple(dict.fromkeys((scale, 1.0)))
-        crops = np.stack([die_crop(rect, c, s) for s in scales for c in centres])
-        probs_all, aux_all = self.classify_dice(crops)
+        probs_all, aux_all = self._classify_at(rect, centres, scales, DICE_TURNS, memo)
         n = len(centres)
         by_scale = {s: probs_all[i * n:(i + 1) * n] for i, s in enumerate(scales)}
         if learning:  # from the candidates that are dice at the default's crop, where dice may lie
@@ -521,14 +532,42 @@ class Readers:
                                   on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
         return _dedupe(out, 10.0 / scale)
 
-    def _maybe_dice(self, rect: np.ndarray, centres: list[tuple[float, float]], below: float
-                    ) -> list[tuple[float, float]]:
+    def _maybe_dice(self, rect: np.ndarray, centres: list[tuple[float, float]], below: float,
+                    memo: ReadMemo | None = None) -> list[tuple[float, float]]:
         """The ``centres`` whose crop at the default's scale is a die with "not a die" under ``below``: one view each,
         since `classify_dice` takes that chance from the unturned view alone."""
         if not centres:
             return []
-        p, _ = self.classify_dice(np.stack([die_crop(rect, c) for c in centres]), turns=1)
+        p, _ = self._classify_at(rect, centres, (1.0,), 1, memo)
         return [c for c, pk in zip(centres, p) if pk[0] < below]
+
+    def _classify_at(self, rect: np.ndarray, centres: list[tuple[float, float]], scales: tuple[float, ...],
+                     turns: int, memo: ReadMemo | None) -> tuple[np.ndarray, np.ndarray]:
+        """`classify_dice` of the crops around ``centres`` at each of ``scales`` (scale after scale), through the
+        board's ``memo`` where there is one: a candidate's crops at every scale are one picture to it, and its
+        outputs are sure where one scale reads it sure (a die, of a value, flat or cocked, on a checker or not; or
+        not a die). The other scales' readings of a die that lies still are read again for nothing: while the
+        board's dice size is learnt (`vision.dicesize`) they are most of an agent's observing."""
+        crops = np.stack([die_crop(rect, c, s) for s in scales for c in centres])
+        if memo is None or not centres:
+            return self.classify_dice(crops, turns)
+        n, k = len(centres), len(scales)
+        clear = np.log(SURE_READ / (1.0 - SURE_READ))
+
+        def run(items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # (m, k * DIE_CROP, DIE_CROP, 3) -> per item
+            p, aux = self.classify_dice(items.reshape(-1, DIE_CROP, DIE_CROP, 3), turns)
+            return p.reshape(len(items), k, -1), aux.reshape(len(items), k, -1)
+
+        def sure(out: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+            p, aux = out
+            one = (p[..., 0] >= SURE_READ) | ((p.max(-1) >= SURE_READ) & (np.abs(aux[..., :2]) >= clear).all(-1))
+            return one.any(1)
+
+        # a candidate's crops, scale after scale, stacked into one picture (k * DIE_CROP high)
+        items = crops.reshape(k, n, DIE_CROP, DIE_CROP, 3).swapaxes(0, 1).reshape(n, k * DIE_CROP, DIE_CROP, 3)
+        keys = [("die", turns, scales, round(c[0]), round(c[1])) for c in centres]
+        p, aux = memo.outputs(keys, items, run, sure)
+        return p.transpose(1, 0, 2).reshape(k * n, -1), aux.transpose(1, 0, 2).reshape(k * n, -1)
 
     def _die_centres(self, rect: np.ndarray, hs: float, peaks: int = 8) -> list[tuple[float, float]]:
         """Die candidates: the dice heat map's ``peaks`` highest peaks on the board scaled by ``hs``, in ``rect``'s
@@ -583,9 +622,11 @@ class Readers:
         return CubeReading(values, {place: float(w[i]) for i, place in enumerate(CUBE_PLACES)})
 
     def read_board(self, rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None,
-                   dice_size: DiceSize | None = None):
+                   dice_size: DiceSize | None = None, memo: ReadMemo | None = None):
         rect = _as_bgr(rect)
-        return (self.read_slots(rect, geom, colours, adapter), self.read_dice(rect, geom, dice_size),
+        if memo is not None:
+            memo.next_read()
+        return (self.read_slots(rect, geom, colours, adapter, memo), self.read_dice(rect, geom, dice_size, memo),
                 self.read_cube(rect, geom))
 
 
@@ -622,17 +663,16 @@ def _dedupe(dice: list[DieReading], min_mm: float = 10.0) -> list[DieReading]:
     return out
 
 
-_default: Readers | None = None
+_defaults: dict[int, Readers] = {}
 _lock = threading.Lock()
 
 
-def default_readers() -> Readers:
-    """The shipped models, loaded on first use."""
-    global _default
+def default_readers(threads: int = 2) -> Readers:
+    """The shipped models, loaded on first use (once for each number of threads)."""
     with _lock:
-        if _default is None:
-            _default = Readers()
-        return _default
+        if threads not in _defaults:
+            _defaults[threads] = Readers(threads=threads)
+        return _defaults[threads]
 
 
 def read_slots(rect: np.ndarray, geom: BoardGeometry) -> list[SlotReading]:
@@ -641,8 +681,9 @@ def read_slots(rect: np.ndarray, geom: BoardGeometry) -> list[SlotReading]:
 
 
 def read_board(rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None,
-               dice_size: DiceSize | None = None) -> tuple[list[SlotReading], list[DieReading], CubeReading | None]:
+               dice_size: DiceSize | None = None, memo: ReadMemo | None = None
+               ) -> tuple[list[SlotReading], list[DieReading], CubeReading | None]:
     """Everything on a rectified board: 27 slot readings, the dice found, and the cube (``colours``: see
     `BoardColours`; ``adapter``: the board's own points head, `vision.adapt`; ``dice_size``: how big its dice
-    look, `vision.dicesize`)."""
-    return default_readers().read_board(rect, geom, colours, adapter, dice_size)
+    look, `vision.dicesize`; ``memo``: its last read, `vision.read_memo`)."""
+    return default_readers().read_board(rect, geom, colours, adapter, dice_size, memo)

@@ -133,3 +133,8 @@ def test_an_empty_or_non_video_file_is_named_as_such(tmp_path):
     r = bgscribe("observe", text, "--out", tmp_path / "o.jsonl")
     assert r.returncode == 1 and f"cannot open {text}: not a video (FFmpeg finds no video format in its 19 bytes)" \
         in r.stderr and "Errno" not in r.stderr, r.stderr
+
+
+def test_observe_refuses_fewer_than_one_thread(tmp_path):
+    r = bgscribe("observe", tmp_path / "any.mp4", "--out", tmp_path / "o.jsonl", "--threads", "0")
+    assert r.returncode != 0 and "--threads must be at least 1" in r.stderr and "Traceback" not in r.stderr
