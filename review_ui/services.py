@@ -48,7 +48,11 @@ def token_matches(token: str | None, token_hash: str) -> bool:
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(24)
+    """A fresh token (32 URL-safe characters), never starting with "-": given after an option on a command line
+    (`bgscribe capture --token ...`), one that did was taken for an option, and the agent would not start."""
+    while (token := secrets.token_urlsafe(24)).startswith("-"):
+        pass
+    return token
 
 
 class PolicyError(ValueError):

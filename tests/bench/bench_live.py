@@ -304,7 +304,7 @@ def run(args) -> dict:
         for n in tokens:
             start_n = t0 + args.segment_seconds * (n - 1) / args.boards
             agents.append(subprocess.Popen(
-                [sys.executable, __file__, "--agent-mode", "--board", str(n), "--token", tokens[n], "--url", url,
+                [sys.executable, __file__, "--agent-mode", "--board", str(n), f"--token={tokens[n]}", "--url", url,
                  "--t0", repr(start_n), "--segments-dir", str(segments[0].parent), "--count", str(len(segments)),
                  "--spool", str(tmp / "spool" / f"b{n:02d}"), "--live", str(live_video),
                  "--seconds", str(args.seconds), "--segment-seconds", str(args.segment_seconds),
@@ -325,9 +325,14 @@ def run(args) -> dict:
                                                        + c_server) / wall, 3)
         out["cpu_viewers_core_share"] = round((own_cpu(viewers.pid) - c_view) / wall, 3)
         reports = []
-        for p in agents:  # (each has uploaded its spool, or given up after --drain-seconds)
+        for n, p in zip(tokens, agents):  # (each has uploaded its spool, or given up after --drain-seconds)
             got, _ = p.communicate(timeout=args.seconds + args.segment_seconds + args.drain_seconds + 600)
-            reports.append(json.loads(got.strip().splitlines()[-1]) if got.strip() else {"error": "no report"})
+            if got.strip():
+                reports.append(json.loads(got.strip().splitlines()[-1]))
+            else:  # (what it said last: an agent that never started is otherwise one board short, unexplained)
+                said = (tmp / f"agent-{n}.log").read_text(errors="replace").strip().splitlines()
+                reports.append({"error": f"board {n}: no report (exit status {p.returncode}): "
+                                         f"{said[-1] if said else 'nothing said'}"})
         # each agent's own CPU over its footage (loading its models included), summed: a share of one core
         out["cpu_agents_core_share"] = round(sum(r.get("cpu_s", 0.0) for r in reports) / args.seconds, 3)
         out["agents"] = {"observed": sum(r.get("observed", 0) for r in reports),

@@ -19,7 +19,7 @@ import pytest
 from review_ui.models import Heartbeat, Match, PurgeLog
 from review_ui.review_models import AuditLog, User
 from review_ui.security import InsecureSetting
-from review_ui.services import create_event, register_board
+from review_ui.services import create_event, new_token, register_board
 
 from .conftest import STAFF, TOKEN, auth
 from .live_server import LiveServer, free_port, raw_request
@@ -467,3 +467,10 @@ def test_behind_a_trusted_tls_proxy_the_cookie_is_secure(settings, trusted):
             (row,) = s.query(AuditLog).filter_by(action="login").all()
         assert row.target == ("from 203.0.113.9" if trusted else "from 127.0.0.1")
 
+
+
+def test_a_new_token_can_follow_an_option_on_a_command_line():
+    """(`bgscribe capture --token T`: a token starting with "-" was taken for an option, one board in 64)"""
+    tokens = {new_token() for _ in range(2000)}
+    assert len(tokens) == 2000 and all(len(t) == 32 for t in tokens)
+    assert not any(t.startswith("-") for t in tokens)
