@@ -173,14 +173,20 @@ def observing_boards(s: Session, sent: bool = False) -> set[int]:
 
 def one_a_board(s: Session, jobs: list[PipelineJob], busy: set[int]) -> list[PipelineJob]:
     """Of `jobs` (queued, in `NEXT_FIRST` order), those that may start now: a board's segments are observed one at
-    a time and in order, so only each board's first, and none of a board in `busy` (`observing_boards`)."""
-    boards = dict(s.execute(select(Segment.id, Segment.board_id).where(
-        Segment.id.in_([j.segment_id for j in jobs if j.segment_id is not None]))).all())
+    a time and in order, so only each board's earliest (whatever rank `NEXT_FIRST` gives it: footage of a match that
+    is over goes before other footage, and a board's footage from before any match has none), and none of a board
+    in `busy` (`observing_boards`)."""
+    rows = s.execute(select(Segment.id, Segment.board_id, Segment.start).where(
+        Segment.id.in_([j.segment_id for j in jobs if j.segment_id is not None]))).all()
+    boards = {i: b for i, b, _ in rows}
+    earliest: dict[int, int] = {}
+    for i, b, _ in sorted(rows, key=lambda r: (r[2], r[0])):
+        earliest.setdefault(b, i)
     busy, out = set(busy), []
     for job in jobs:
         if job.kind == OBSERVE:
             board = boards.get(job.segment_id)
-            if board in busy:
+            if board in busy or (board is not None and earliest[board] != job.segment_id):
                 continue
             busy.add(board)
         out.append(job)

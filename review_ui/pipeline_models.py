@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint, and_, case, exists
+from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint, and_, case, exists, or_
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .models import Base, Match
+from .models import Base, Match, segment_matches
 
 OBSERVE = "observe"  # one footage segment -> observations (JSON Lines under data_dir/observations)
 TRANSCRIBE = "transcribe"  # a match's observations so far -> score in progress; when complete, the transcript
@@ -47,8 +47,14 @@ class PipelineJob(Base):
 # staff wait for. It is made only once all the match's footage is observed.
 FINAL_TRANSCRIPTION = and_(PipelineJob.kind == TRANSCRIBE,
                            exists().where(Match.id == PipelineJob.match_id, Match.ended_at.isnot(None)))
+# The footage of a match that is over: what its final transcription waits for.
+FINAL_FOOTAGE = and_(PipelineJob.kind == OBSERVE,
+                     exists().where(segment_matches.c.segment_id == PipelineJob.segment_id,
+                                    Match.id == segment_matches.c.match_id, Match.ended_at.isnot(None)))
+FIRST = or_(FINAL_TRANSCRIPTION, FINAL_FOOTAGE)  # through the queue: its queue of first jobs (`work_queue`)
 # The order queued jobs are taken in, the oldest first within each rank: final transcriptions (about a second's work
-# each), then footage, then the rest. Transcriptions of matches in progress wait for the footage: under load several
-# segments go into one, where each alone would decode the match from its start again; analyses and the boards'
-# learning are for approved matches, where minutes do not matter.
-NEXT_FIRST = (case((FINAL_TRANSCRIPTION, 0), (PipelineJob.kind == OBSERVE, 1), else_=2), PipelineJob.id)
+# each), the footage of matches that are over, then other footage, then the rest. Transcriptions of matches in
+# progress wait for the footage: under load several segments go into one, where each alone would decode the match
+# from its start again; analyses and the boards' learning are for approved matches, where minutes do not matter.
+NEXT_FIRST = (case((FINAL_TRANSCRIPTION, 0), (FINAL_FOOTAGE, 1), (PipelineJob.kind == OBSERVE, 2), else_=3),
+              PipelineJob.id)

@@ -19,9 +19,9 @@ worker (`bgscribe worker`) claims a row with the message's id and does it (`Pipe
 
 A board's segments go out one at a time, in order: each observation carries the board's state (its checker
 colours, its tray end) to the next, and a board makes one segment a minute, which one worker keeps up with.
-The transcriptions of matches that are over go on a queue of their own (`QUEUE_FIRST`), which workers take from
-first (the actor's priority): in the broker's one queue, the transcript the staff wait for waited behind every
-board's footage sent before it (`pipeline_models.NEXT_FIRST`).
+The transcriptions of matches that are over, and the footage they still wait for, go on a queue of their own
+(`QUEUE_FIRST`), which workers take from first (the actor's priority): in the broker's one queue, the transcript
+the staff wait for waited behind every board's footage sent before it (`pipeline_models.NEXT_FIRST`).
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ import time
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from .pipeline_models import FINAL_TRANSCRIPTION, NEXT_FIRST, QUEUED, RUNNING, PipelineJob
+from .pipeline_models import FIRST, NEXT_FIRST, QUEUED, RUNNING, PipelineJob
 
 log = logging.getLogger("bgscribe.queue")
 
 QUEUE = "bgscribe-pipeline"  # the other jobs
-QUEUE_FIRST = "bgscribe-final"  # transcriptions of matches that are over: taken first
+QUEUE_FIRST = "bgscribe-final"  # matches that are over: their transcriptions and footage, taken first
 QUEUES = (QUEUE_FIRST, QUEUE)
 ACTOR = "pipeline_job"
 LOST_CHECK_S = 60.0  # how often the server looks for jobs whose message the broker no longer holds
@@ -141,7 +141,7 @@ class WorkQueue:
             self.resend_lost(s)
         from .pipeline import observing_boards, one_a_board
 
-        rows = s.execute(select(PipelineJob, FINAL_TRANSCRIPTION).where(
+        rows = s.execute(select(PipelineJob, FIRST).where(
             PipelineJob.state == QUEUED, PipelineJob.delivery == "").order_by(*NEXT_FIRST)).all()
         if not rows:
             return 0

@@ -21,7 +21,7 @@ from sqlalchemy import select
 from review_ui.app import create_app
 from review_ui.config import Settings
 from review_ui.models import Segment
-from review_ui.pipeline import MAX_ATTEMPTS, Pipeline, observations_path
+from review_ui.pipeline import MAX_ATTEMPTS, Pipeline, observations_path, one_a_board
 from review_ui.pipeline_models import DONE, FAILED, OBSERVE, QUEUED, RUNNING, TRANSCRIBE, PipelineJob
 from review_ui.services import create_event, create_match, register_board
 from review_ui.work_queue import QueueError, WorkQueue
@@ -94,10 +94,10 @@ def test_the_server_sends_each_job_once_and_a_boards_segments_one_at_a_time(clie
     assert all(_row(client, j.id).attempts == 0 for j in jobs[1:])
 
 
-def test_a_finished_matchs_transcription_comes_first_then_footage_then_the_rest(client):
+def test_a_finished_matchs_transcription_comes_first_then_its_footage_then_other_footage_then_the_rest(client):
     """The order the server's own threads take queued jobs in, and the queue's dispatch sends them in."""
     from review_ui.models import Match
-    from review_ui.pipeline_models import ANALYSE, FINAL_TRANSCRIPTION, LEARN, NEXT_FIRST
+    from review_ui.pipeline_models import ANALYSE, FIRST, LEARN, NEXT_FIRST
 
     st = client.app_state
     with st.db.session() as s:
@@ -105,19 +105,38 @@ def test_a_finished_matchs_transcription_comes_first_then_footage_then_the_rest(
         board = register_board(s, 1, TOKEN, ev)
         over = create_match(s, ev, board, datetime(2026, 12, 6, 10), "A", "B", datetime(2026, 12, 6, 11))
         playing = create_match(s, ev, board, datetime(2026, 12, 6, 11), "C", "D")
-        jobs = [(ANALYSE, over), (OBSERVE, None), (TRANSCRIBE, playing), (LEARN, over), (OBSERVE, None),
-                (TRANSCRIBE, over)]
-        for kind, m in jobs:
-            s.add(PipelineJob(kind=kind, match_id=m.id if m else None, state=QUEUED, attempts=0, inputs="",
-                              result_json="", error="", created_at=datetime(2026, 12, 6)))
+
+        def segment(n: int, *matches) -> Segment:  # (a minute of the board's footage, of these matches)
+            start = datetime(2026, 12, 6, 10, 59) + timedelta(minutes=n)
+            seg = Segment(board_id=board.id, event_id=ev.id, segment_id=f"s{n}", storage_key=f"k{n}", sha256="0" * 64,
+                          bytes=1, start=start, end=start + timedelta(minutes=1), frames=1, manifest_json="{}",
+                          received_at=start, matches=list(matches))
+            s.add(seg)
+            s.flush()
+            return seg
+
+        ending, later = segment(0, over, playing), segment(1, playing)  # (the end of one match, the next's start)
+        before = segment(-1)  # (the camera on before the first match: footage of none)
+        jobs = [(ANALYSE, over, None), (OBSERVE, None, later), (TRANSCRIBE, playing, None),
+                (LEARN, over, None), (OBSERVE, None, ending), (TRANSCRIBE, over, None), (OBSERVE, None, before)]
+        for kind, m, seg in jobs:
+            s.add(PipelineJob(kind=kind, match_id=m.id if m else None, segment_id=seg.id if seg else None,
+                              state=QUEUED, attempts=0, inputs="", result_json="", error="",
+                              created_at=datetime(2026, 12, 6)))
         s.commit()
-        got = [(j.kind, j.match_id, j.id) for j in s.query(PipelineJob).order_by(*NEXT_FIRST)]
-        final = s.execute(select(PipelineJob.kind, PipelineJob.match_id).where(FINAL_TRANSCRIPTION)).all()
+        ordered = s.query(PipelineJob).order_by(*NEXT_FIRST).all()
+        got = [(j.kind, j.match_id, j.segment_id) for j in ordered]
+        now = [(j.kind, j.match_id, j.segment_id) for j in one_a_board(s, ordered, set())]
+        first = s.execute(select(PipelineJob.kind, PipelineJob.match_id, PipelineJob.segment_id).where(FIRST)).all()
         assert s.get(Match, over.id).ended_at is not None
-    assert [(k, m) for k, m, _ in got] == [(TRANSCRIBE, over.id), (OBSERVE, None), (OBSERVE, None), (ANALYSE, over.id),
-                                          (TRANSCRIBE, playing.id), (LEARN, over.id)]
-    assert [i for k, _, i in got if k == OBSERVE] == sorted(i for k, _, i in got if k == OBSERVE)  # oldest first
-    assert final == [(TRANSCRIBE, over.id)]
+        ids = (over.id, playing.id, ending.id, later.id, before.id)
+    over, playing, ending, later, before = ids
+    assert got == [(TRANSCRIBE, over, None), (OBSERVE, None, ending), (OBSERVE, None, later), (OBSERVE, None, before),
+                   (ANALYSE, over, None), (TRANSCRIBE, playing, None), (LEARN, over, None)]
+    # whatever the ranks, a board's footage is observed in order: its earliest segment first, one at a time
+    assert now == [(TRANSCRIBE, over, None), (OBSERVE, None, before), (ANALYSE, over, None),
+                   (TRANSCRIBE, playing, None), (LEARN, over, None)]
+    assert sorted(first, key=str) == sorted([(TRANSCRIBE, over, None), (OBSERVE, None, ending)], key=str)
 
 
 def test_a_final_transcription_is_not_kept_waiting_behind_footage_sent_before_it(redis_url):  # noqa: F811
