@@ -42,6 +42,7 @@ CUBE_MARGIN = 3.0  # nats: a cube value this much likelier over the reads
 HELD_READS = 3  # a settle of this many reads is a board held, not a glimpse
 UNSEEN_TURN_COST = 6.0  # nats: prior against a whole turn passing between two reads
 LATE_THROW_COST = 12.0  # nats: against the winner throwing again after the game's last play
+WRONG_HALF_COST = 8.0  # nats: against the player on turn throwing into the other player's half and playing it
 VOID_THROW_COST = 8.0  # nats: prior against a throw that did not count (cocked, rerolled) and was not seen so
 # nats: against a play no dice read allow, as the board shows it (condoned). Each settle says at most JUNK against
 # a legal play, so one or two settles after the play must be able to outweigh it; under EXPAND_MARGIN, so the
@@ -415,9 +416,11 @@ class Decoder:
         beam, k = gs.beam, gs.k
         while k < len(rolls) and not gs.done and (final or k + 1 < len(rolls)):
             seg = rolls[k]
-            if beam[0].turn is None and (self._opening_tie(seg) or self._still_opening(seg)):
+            if beam[0].turn is None and (self._still_opening(seg)
+                                         or (self._opening_tie(seg) and not self._played_on(seg))):
                 # both players threw the same number and throw again; or a die lying about while the board
-                # is set up (nothing was played after it)
+                # is set up (nothing was played after it). A tie the board shows played is stepped as a throw:
+                # the players' game goes on from it, flagged (`_step`)
                 k += 1
                 continue
             if beam[0].turn is None and self._after_opening(seg.roll) \
@@ -450,7 +453,8 @@ class Decoder:
 
     def _step(self, beam: list[Hyp], seg: Segment) -> list[Hyp]:
         opening = beam[0].turn is None
-        cands = dice_candidates(seg.roll, opening)
+        # an opening double the board shows played: the rules have it thrown again, casual players may play it
+        cands = dice_candidates(seg.roll, opening and not (self._opening_tie(seg) and self._played_on(seg)))
         if not cands:
             return beam
         expanded: list[tuple[float, Hyp, tuple]] = []
@@ -463,6 +467,11 @@ class Decoder:
             for h in beam:
                 if h.turn != roller:
                     kept += self._unseen_turns(h, seg)
+                    # or the player on turn threw into the other half (a void throw under most rules, played on
+                    # by casual players): what the board shows next decides
+                    kept.append(replace(h, score=h.score - WRONG_HALF_COST, note=h.note or Flag(
+                        "dice_wrong_half", "the dice lie in the opponent's half: the rules have such a throw "
+                        "thrown again, and it was played", None)))
                 elif seg.after_gap:  # the footage stopped: both players may have played out of sight
                     kept += self._unseen_round(h, seg)
             beam = sorted(kept, key=lambda h: -h.score)[:max(2 * BEAM, len(beam))]
@@ -507,6 +516,10 @@ class Decoder:
                                        "and the rules allow: a die misread, or a roll the rules do not expect",
                                        round(float(prov.confidence), 4)))
                 prov.alternatives.insert(0, f"dice {read[0]}{read[1]}")
+            if opening and roll[0] == roll[1]:
+                prov.flags.append(Flag("illegal_play", f"an opening roll of {roll[0]}{roll[1]}, played as the board "
+                                       "shows: the rules have equal opening dice thrown again (condoned by the "
+                                       "players, or a die misread)", round(float(prov.confidence), 4)))
             if seg.roll.dice.on_checker > 0.5 and not self.profile.dice_on_checker_valid:
                 prov.flags.append(Flag("dice_on_checker", f"played with a die read lying on a checker: under "
                                        f"{self.profile.name} rules that throw is thrown again", None))
@@ -586,7 +599,8 @@ class Decoder:
             return [], np.zeros(0), np.zeros(0, int)
         options += self._shown_plays(h.pos, seg, options[0], {o[3].result for o in options})
         scores, splits = self.scorer.segment(seg, h.pos, [o[3].result for o in options])
-        totals = h.score + np.array([o[0] - (ILLEGAL_PLAY_COST if isinstance(o[3], ShownPlay) else 0.0)
+        totals = h.score + np.array([o[0] - (ILLEGAL_PLAY_COST if isinstance(o[3], ShownPlay)
+                                             or (opening and o[2][0] == o[2][1]) else 0.0)
                                      for o in options]) + scores
         again = self._dice_roller(seg.next_roll) if seg.next_roll is not None else None
         if again is not None:
@@ -720,6 +734,10 @@ class Decoder:
     def _opening_tie(self, seg: Segment) -> bool:
         cands = dice_candidates(seg.roll, False)
         return bool(cands) and cands[0][1][0] == cands[0][1][1]
+
+    def _played_on(self, seg: Segment) -> bool:
+        """The board no longer shows the opening position after this throw (held, not glimpsed under a hand)."""
+        return any(t.reads >= 2 and not self._opening_looks(t)[0] for t in seg.settles[1:] + seg.next_settles[:1])
 
     def _all_plays(self, pos: Position, player: int) -> list[tuple[float, tuple[int, int], object]]:
         """(log P(roll), roll, play) for every roll and every distinct play of it."""
@@ -994,10 +1012,12 @@ class Decoder:
         the higher die starts (the bottom player's right is the camera's right, x > 0). Where both dice lie in one
         half on the opening position (thrown together from one cup, as casual players do), where they lie says
         nothing: either player, and the board shows which one moved (on any other position they are a later
-        throw's, the opening unseen). Nobody for a double (the opening roll is thrown again)."""
+        throw's, the opening unseen). A double (a tie, thrown again unless the board shows it played): either."""
         d = settle.dice
-        if d is None or not d.xs or dice[0] == dice[1]:
+        if d is None or not d.xs:
             return ()
+        if dice[0] == dice[1]:  # a tie the board shows played (`_step`): who played it, the board says
+            return (0, 1)
         one_half = len(d.xs) >= 2 and self._dice_roller(settle) is not None  # (a roller: every die in one half)
         if one_half and self._opening_looks(settle)[0]:
             return (0, 1)

@@ -206,6 +206,10 @@ class SettleBuilder:
         cube_v = obs.cube.values if obs.cube is not None else None
         cube_p = dict(obs.cube.place) if obs.cube is not None else {}
         prev = self.out[-1] if self.out else None
+        if prev is not None and prev.dice is not None and dice is not None and not dice.same_throw(prev.dice):
+            # dice lying somewhere else are a new throw, whether or not motion was seen: the camera's motion
+            # test can miss pale dice taken up and thrown on a pale board between two keyframes it compares
+            self.moved = True
         if prev is not None and not self.moved:
             n = prev.reads
             prev.logp = (prev.logp * n + logp) / (n + 1)
