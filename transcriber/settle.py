@@ -116,13 +116,14 @@ def _dice_of(obs: FrameObservation, fixed: list[tuple[float, float]] = ()) -> Di
     """The dice, with x measured from the bar (> 0: the right half as the camera sees it). A "die" where
     one has been read throw after throw is dropped, alone too: something on the board that looks like one
     (read by itself while the dice are picked up, it made a throw of its own). Of more than two left, the
-    two lying flattest are the throw: a third is something else (the cube, read as a cocked die, voided
-    every throw it was read beside). Nor is a "die" on the bar: dice count only on the playing surface,
+    two lying flattest and read surest are the throw: a third is something else (the cube, read as a cocked
+    die, voided every throw it was read beside; a checker's printed ring or dot, read as a 1 or so, unsure, on
+    real tournament checkers). Nor is a "die" on the bar: dice count only on the playing surface,
     and what lies on the bar is the cube (read as a die by itself, it made a throw of its own)."""
     dice = [d for d in obs.dice if abs(d.xy[0] - d.bar_x) >= ON_BAR_MM
             and not any(abs(d.xy[0] - x) < FIXTURE_MM and abs(d.xy[1] - y) < FIXTURE_MM for x, y in fixed)]
     if len(dice) > 2:
-        keep = sorted(range(len(dice)), key=lambda k: dice[k].cocked)[:2]
+        keep = sorted(range(len(dice)), key=lambda k: dice[k].cocked + 1.0 - float(np.max(dice[k].values)))[:2]
         dice = [dice[k] for k in sorted(keep)]  # (in the order read)
     if not dice:
         return None
