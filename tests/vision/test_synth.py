@@ -20,7 +20,7 @@ from vision.synth.draw import BoardPainter, Canvas
 from vision.synth.rig import Rig
 from vision.synth.scene import DARK, LIGHT, Die, Scene, slot_counts
 from vision.synth.stills import CLASSES, write_stills
-from vision.synth.style import SCHEMES, BusyBar, DiceCups, MakersPrint, random_style
+from vision.synth.style import SCHEMES, BusyBar, CheckerMark, DiceCups, MakersPrint, random_style
 from vision.synth.truth import match_from_truth, read_truth
 from vision.synth.video import render_match
 
@@ -294,6 +294,36 @@ def test_random_looks_have_busy_bars_and_dice_cups_where_they_are_drawn():
         assert diff[int(y) - 20:int(y) + 20, int(x) - 20:int(x) + 20].mean() > 0.9
     assert diff.mean() < 0.05  # nothing else moved
     assert np.abs(cupped - plain)[:, : int(cv.px(fx0, 0)[0]) - 5].max() < 1  # left of the field: untouched
+
+
+def test_random_looks_mark_their_checkers_with_dots_rings_and_logos():
+    """Two fifths of the random looks mark their checkers (the stream board's printed logos and turned rings, which
+    the dice reader took for 1s): drawn on every checker of both colours, within the checker, a dot at its centre
+    like a die's one pip."""
+    rng = np.random.default_rng(3)
+    looks = [random_style(rng) for _ in range(300)]
+    assert 0.3 < np.mean([st.mark is not None for st in looks]) < 0.5
+    assert {st.mark.kind for st in looks if st.mark is not None} == {"dot", "ring", "ring_dot", "logo"}
+    g = BoardGeometry()
+    cv = Canvas.around(g, 2.0)
+    base = replace(SCHEMES["tournament_green"], texture=0.0)
+    counts = np.array(slot_counts(Position.opening(), Seating(True, True, True)))
+    shown = {}
+    for kind in ("none", "dot", "ring", "logo"):
+        mark = None if kind == "none" else CheckerMark(kind, 0.45, 0.12, 0.6, seed=7)
+        painter = BoardPainter(g, replace(base, mark=mark), cv, np.random.default_rng(1))
+        shown[kind] = painter.paint(Scene(counts=counts))[0].astype(float)
+    diff = {k: np.abs(shown[k] - shown["none"]).max(2) > 10 for k in ("dot", "ring", "logo")}
+    _, drawn = BoardPainter(g, base, cv, np.random.default_rng(1)).paint(Scene(counts=counts))
+    inside = np.zeros(diff["dot"].shape, bool)
+    for _, _, px, py, d in drawn["checkers"]:
+        cv2.circle(inside.view(np.uint8), (int(px), int(py)), int(d / 2) + 1, 1, -1)
+    for kind, changed in diff.items():
+        assert changed.any() and not (changed & ~inside).any(), kind  # on the checkers, nowhere else
+        for _, _, px, py, d in drawn["checkers"]:  # every checker carries it
+            assert changed[int(py - d / 2):int(py + d / 2), int(px - d / 2):int(px + d / 2)].any(), kind
+    for _, _, px, py, _ in drawn["checkers"][:3]:  # the dot: dark at the very centre
+        assert shown["dot"][int(py), int(px)].mean() < 0.6 * shown["none"][int(py), int(px)].mean()
 
 
 def test_a_named_schemes_board_draws_what_it_drew_before_random_looks_grew():

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .scene import DARK, LIGHT, Die, Hand, Scene
-from .style import BusyBar, DiceCups, MakersPrint, Style, texture
+from .style import BusyBar, CheckerMark, DiceCups, MakersPrint, Style, texture
 
 PIPS = {
     1: [(0, 0)],
@@ -69,7 +69,7 @@ class BoardPainter:
         self.eye = (0.0, 0.0, 1000.0)
         self.static = self._paint_static(rng)
         s = canvas.scale
-        self._checker = {c: _checker_sprite(geom.checker_d * s, col, style.rim, style.checker_grain)
+        self._checker = {c: _checker_sprite(geom.checker_d * s, col, style.rim, style.checker_grain, style.mark)
                          for c, col in ((LIGHT, style.light), (DARK, style.dark))}
         self._edge = {c: _edge_sprite(geom.checker_d * s, geom.checker_h * 0.95 * s, col)
                       for c, col in ((LIGHT, style.light), (DARK, style.dark))}
@@ -400,7 +400,8 @@ def _blend_alpha(img: np.ndarray, rgb: np.ndarray | None, alpha: np.ndarray, cx:
 
 
 @lru_cache(maxsize=64)
-def _checker_sprite_cached(d: int, colour: tuple, rim: float, grain: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def _checker_sprite_cached(d: int, colour: tuple, rim: float, grain: float = 0.0,
+                           mark: CheckerMark | None = None) -> tuple[np.ndarray, np.ndarray]:
     r = d / 2
     yy, xx = np.mgrid[0:d, 0:d].astype(np.float32)
     dx, dy = xx - (d - 1) / 2, yy - (d - 1) / 2
@@ -415,13 +416,42 @@ def _checker_sprite_cached(d: int, colour: tuple, rim: float, grain: float = 0.0
         rng = np.random.default_rng([d, *colour])
         tone = tone * texture((d, d), rng, max(d / 6, 2.0), grain, streak=True)
     rgb = np.clip(base[None, None, :] * tone[..., None], 0, 255)
+    if mark is not None:  # printed or turned in: towards black (contrast > 0) or white
+        m = (abs(mark.contrast) * _mark_shape(mark, dx / r, dy / r, r))[..., None]
+        rgb = rgb * (1.0 - m) if mark.contrast > 0 else rgb + (255.0 - rgb) * m
     edge = (rr > 0.94) & (rr <= 1.0)
     rgb[edge] *= 0.7
     return rgb.astype(np.float32), alpha
 
 
-def _checker_sprite(d: float, colour, rim: float, grain: float = 0.0):
-    return _checker_sprite_cached(int(round(d)), tuple(colour), round(rim, 2), round(grain, 2))
+def _mark_shape(mark: CheckerMark, u: np.ndarray, v: np.ndarray, r: float) -> np.ndarray:
+    """Where a checker's mark lies (0..1, edges anti-aliased over a pixel), ``u``, ``v`` in checker radii from its
+    centre, ``r`` its radius in px."""
+    rr = np.sqrt(u * u + v * v)
+    px = 1.0 / max(r, 1.0)
+
+    def stroke(dist: np.ndarray) -> np.ndarray:  # within half the width of a line at this distance
+        return np.clip((mark.width / 2 - dist) / px + 0.5, 0.0, 1.0)
+
+    shape = np.zeros_like(u)
+    if mark.kind in ("ring", "ring_dot"):
+        shape = np.maximum(shape, stroke(np.abs(rr - mark.radius)))
+    if mark.kind in ("dot", "ring_dot"):
+        shape = np.maximum(shape, np.clip((mark.width - rr) / px + 0.5, 0.0, 1.0))
+    if mark.kind == "logo":  # a few short curved strokes about the centre, like a maker's letters
+        rng = np.random.default_rng(mark.seed)
+        for _ in range(int(rng.integers(2, 5))):
+            cx, cy = rng.uniform(-mark.radius / 2, mark.radius / 2, 2)
+            rad = rng.uniform(0.12, 0.3) * mark.radius / 0.45
+            a0 = rng.uniform(0, 2 * np.pi)
+            ang = np.mod(np.arctan2(v - cy, u - cx) - a0, 2 * np.pi)
+            arc = stroke(np.abs(np.sqrt((u - cx) ** 2 + (v - cy) ** 2) - rad)) * (ang < rng.uniform(1.5, 4.5))
+            shape = np.maximum(shape, arc)
+    return shape
+
+
+def _checker_sprite(d: float, colour, rim: float, grain: float = 0.0, mark: CheckerMark | None = None):
+    return _checker_sprite_cached(int(round(d)), tuple(colour), round(rim, 2), round(grain, 2), mark)
 
 
 @lru_cache(maxsize=8)

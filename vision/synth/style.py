@@ -48,6 +48,19 @@ class DiceCups:
 
 
 @dataclass(frozen=True)
+class CheckerMark:
+    """What real checkers carry on their faces (the tournament stream's: a maker's logo printed on pearl, rings turned
+    into gold resin): a centre dot, a ring, both, or a logo's strokes, darker (``contrast`` > 0: that share of the way
+    to black) or lighter (< 0: to white). The dice reader must not take them for a die's pips."""
+
+    kind: str  # "dot", "ring", "ring_dot" or "logo"
+    radius: float  # the ring's (or the logo's reach), share of the checker's radius
+    width: float  # the stroke's (the dot's radius), share of the checker's radius
+    contrast: float
+    seed: int = 0  # the logo's strokes
+
+
+@dataclass(frozen=True)
 class Style:
     name: str
     table: BGR
@@ -72,6 +85,7 @@ class Style:
     maker_print: MakersPrint | None = None
     busy_bar: BusyBar | None = None  # one field for the same reason
     cups: DiceCups | None = None
+    mark: CheckerMark | None = None  # on both colours' checkers
 
 
 def _rgb(r: int, g: int, b: int) -> BGR:
@@ -153,7 +167,22 @@ def random_style(rng: np.random.Generator) -> Style:
                   bar=frame if rng.random() < 0.7 else any_colour(20, 150), light=light, dark=dark, die=die, pip=pip,
                   cube=cube, cube_ink=any_colour(0, 60, 200), texture=float(rng.uniform(0.0, 0.2)),
                   grain=float(rng.uniform(8, 40)), rim=float(rng.uniform(0.1, 0.4)))
-    return cupped(busy(printed(wooden(style, rng), rng), rng), rng)
+    return marked(cupped(busy(printed(wooden(style, rng), rng), rng), rng))
+
+
+MARK_KINDS = ("dot", "ring", "ring_dot", "logo")
+
+
+def marked(style: Style) -> Style:
+    """Marks on the checkers of 40 % of the boards (`CheckerMark`). Drawn from the style's own colours, not the
+    looks' generator: the draws after it (the rig's) stay as they were."""
+    rng = np.random.default_rng([*style.light, *style.dark, *style.field, *style.frame])
+    if rng.random() >= 0.4:
+        return style
+    kind = MARK_KINDS[int(rng.integers(len(MARK_KINDS)))]
+    contrast = float(rng.uniform(0.25, 0.7)) * (1 if rng.random() < 0.6 else -1)
+    return replace(style, mark=CheckerMark(kind, float(rng.uniform(0.3, 0.6)), float(rng.uniform(0.05, 0.16)),
+                                           contrast, int(rng.integers(1 << 16))))
 
 
 def cupped(style: Style, rng: np.random.Generator) -> Style:
