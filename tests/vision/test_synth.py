@@ -20,7 +20,7 @@ from vision.synth.draw import BoardPainter, Canvas
 from vision.synth.rig import Rig
 from vision.synth.scene import DARK, LIGHT, Die, Scene, slot_counts
 from vision.synth.stills import CLASSES, write_stills
-from vision.synth.style import SCHEMES, BusyBar, CheckerMark, DiceCups, MakersPrint, random_style
+from vision.synth.style import SCHEMES, BusyBar, CheckerMark, DiceCups, DiceLook, MakersPrint, random_style
 from vision.synth.truth import match_from_truth, read_truth
 from vision.synth.video import render_match
 
@@ -324,6 +324,49 @@ def test_random_looks_mark_their_checkers_with_dots_rings_and_logos():
             assert changed[int(py - d / 2):int(py + d / 2), int(px - d / 2):int(px + d / 2)].any(), kind
     for _, _, px, py, _ in drawn["checkers"][:3]:  # the dot: dark at the very centre
         assert shown["dot"][int(py), int(px)].mean() < 0.6 * shown["none"][int(py), int(px)].mean()
+
+
+def test_random_looks_draw_dice_as_cubes_some_translucent():
+    """Three fifths of the random looks draw their dice as cubes (`DiceLook`): a camera off a die's nadir sees the
+    side faces turned towards it, wider the further off, with their pips; translucent dice show the table through
+    their bodies. Straight under the eye a cube looks as the flat sprite did."""
+    rng = np.random.default_rng(5)
+    looks = [random_style(rng) for _ in range(300)]
+    solid = [st.dice for st in looks if st.dice is not None]
+    assert 0.5 < len(solid) / len(looks) < 0.7
+    assert 0.35 < np.mean([d.opacity < 1 for d in solid]) < 0.65
+    g = BoardGeometry()
+    cv = Canvas.around(g, 4.0)
+    base = replace(SCHEMES["tournament_green"], texture=0.0)
+    x0, y0, x1, y1 = g.right_half(True)
+    die = Die(5, (x0 + x1) / 2, (y0 + y1) / 2, angle=0.0)
+    scene = Scene(counts=np.zeros((27, 2), np.int16), dice=(die,), cube_place="off")
+
+    def paint(look, eye):
+        painter = BoardPainter(g, replace(base, dice=look), cv, np.random.default_rng(1))
+        painter.eye = eye
+        return painter.paint(scene)[0].astype(float)
+
+    above = (die.x, die.y, 1000.0)
+    assert np.abs(paint(DiceLook(1.0, 0.7), above) - paint(None, above)).max() < 1  # nothing else to see
+    left = (die.x - 600.0, die.y, 1000.0)  # the eye far to the die's left: its left face shows
+    flat, cube = paint(None, left), paint(DiceLook(1.0, 0.7), left)
+    changed = np.abs(cube - flat).max(2) > 10
+    px, py = cv.px(die.x, die.y)  # the die's foot
+    half = g.die_size / 2 * cv.scale
+    painter = BoardPainter(g, base, cv, np.random.default_rng(1))
+    painter.eye = left
+    tx = cv.px(*painter.lift(die.x, die.y, g.die_size)[:2])[0]  # its top face, lifted away from the eye
+    ys, xs = np.nonzero(changed)
+    assert tx - px > 0.3 * half and len(xs) > 0.5 * (tx - px) * 2 * half
+    # between the foot's left edge and the top's: the left face, nothing else
+    assert xs.min() >= px - half - 2 and xs.max() <= tx - half * 0.8 and np.abs(ys - py).max() < 1.3 * half
+    band = cube[int(py - half / 2):int(py + half / 2), int(px - half + 2):int(tx - half - 2)]
+    assert 0.5 * 245 < np.median(band) < 0.9 * 245  # the die's white, shaded
+    assert (band.mean(2) < 80).any()  # a pip of the face
+    clear = paint(DiceLook(0.6, 0.7), left)
+    top = clear[int(py - 2):int(py + 3), int(px + half * 0.35):int(px + half * 0.5)].mean((0, 1))
+    assert np.all(top < 0.9 * np.array(base.die)) and top[1] > top[0]  # white, the green field through it
 
 
 def test_a_named_schemes_board_draws_what_it_drew_before_random_looks_grew():

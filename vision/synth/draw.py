@@ -17,7 +17,7 @@ import numpy as np
 
 from ..geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .scene import DARK, LIGHT, Die, Hand, Scene
-from .style import BusyBar, CheckerMark, DiceCups, MakersPrint, Style, texture
+from .style import BusyBar, CheckerMark, DiceCups, DiceLook, MakersPrint, Style, texture
 
 PIPS = {
     1: [(0, 0)],
@@ -298,15 +298,77 @@ class BoardPainter:
         size = g.die_size * s * k
         angle_bucket = int(round(die.angle / 3.0)) * 3 % 360
         body, pip = self.dice_colours[die.owner]
-        rgb, alpha = _die_sprite(int(round(size)), die.value, angle_bucket, die.cocked, tuple(body), tuple(pip))
+        look = self.style.dice
+        opacity = 1.0 if look is None else round(look.opacity, 2)
+        rgb, alpha = _die_sprite(int(round(size)), die.value, angle_bucket, die.cocked, tuple(body), tuple(pip),
+                                 opacity)
         px, py = self.canvas.px(x, y)
         if die.moving:
             rgb = cv2.blur(rgb, (7, 7))
             alpha = cv2.blur(alpha, (7, 7))
         shadow_off = (0.2 + die.z / 40) * size
-        _blend_alpha(img, None, _shadow_sprite(size * 1.1), px + shadow_off, py + shadow_off, 0.45)
+        _blend_alpha(img, None, _shadow_sprite(size * 1.1), px + shadow_off, py + shadow_off, 0.45 * opacity)
+        if look is not None and not die.cocked and not die.moving:
+            self._die_sides(img, die, angle_bucket, body, pip, look)
         _blend_alpha(img, rgb, alpha, px, py)
         drawn["dice"].append((die, px, py, size))
+
+    def _die_sides(self, img, die: Die, angle: float, body, pip, look: DiceLook) -> None:
+        """The side faces of a flat die that the eye sees, below its top face (drawn after, over them): each a
+        quadrilateral from the die's foot to its top's edge, both lifted (`lift`), with its own value's pips."""
+        g, cv = self.geom, self.canvas
+        h = g.die_size / 2
+        a = np.deg2rad(angle)  # the sprite turns by `angle` counter-clockwise as the picture shows it (y down)
+        rot = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+        corners = np.array([[-h, -h], [h, -h], [h, h], [-h, h]]) @ rot.T + [die.x, die.y]
+        z0, z1 = die.z, die.z + g.die_size
+        ex, ey, _ = self.eye
+        # the four values round a die showing `value`: two pairs of opposite faces, in turn (which way round and
+        # where it starts: the die's own, the same in every frame it lies still)
+        a1, a2 = [v for v in range(1, 7) if v not in (die.value, 7 - die.value)][::2][:2]
+        ring = [a1, a2, 7 - a1, 7 - a2]
+        turn = hash((die.value, round(die.x), round(die.y), round(die.angle))) % 8
+        ring = (ring if turn < 4 else ring[::-1])[turn % 4:] + (ring if turn < 4 else ring[::-1])[:turn % 4]
+        faces = []
+        for i in range(4):
+            c0, c1 = corners[i], corners[(i + 1) % 4]
+            mid = (c0 + c1) / 2
+            out = mid - [die.x, die.y]
+            if out @ ([ex, ey] - mid) <= 0:
+                continue  # faces away from the eye
+            quad = [self.lift(*c0, z0)[:2], self.lift(*c1, z0)[:2], self.lift(*c1, z1)[:2], self.lift(*c0, z1)[:2]]
+            faces.append((np.array([cv.px(*q) for q in quad]), ring[i]))
+        if not faces:
+            return
+        up = 4  # drawn 4x larger in a window round the faces, then shrunk: smooth edges
+        allpts = np.concatenate([f for f, _ in faces])
+        x0, y0 = np.floor(allpts.min(0)).astype(int) - 1
+        x1, y1 = np.ceil(allpts.max(0)).astype(int) + 1
+        w, hh = x1 - x0, y1 - y0
+        if w <= 1 or hh <= 1:
+            return
+        rgb = np.zeros((hh * up, w * up, 3), np.float32)  # premultiplied by alpha: composited "over" after the shrink
+        alpha = np.zeros((hh * up, w * up), np.float32)
+        t = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+        for n, (quad, value) in enumerate(faces):
+            q = ((quad - [x0, y0]) * up).astype(np.int32)
+            shade = look.shade * (1.0 if n == 0 else 0.85)  # two faces seen: lit differently
+            cv2.fillConvexPoly(rgb, q, [float(c) * shade * look.opacity for c in body])
+            cv2.fillConvexPoly(alpha, q, float(look.opacity))
+            # pips: the face's own square (u along the foot, v up the face) mapped onto the quadrilateral
+            for pu, pv in PIPS[value]:
+                u = ((1 + 0.54 * pu + 0.18 * np.cos(t)) / 2)[:, None]
+                v = ((1 + 0.54 * pv + 0.18 * np.sin(t)) / 2)[:, None]
+                pts = (1 - u) * ((1 - v) * q[0] + v * q[3]) + u * ((1 - v) * q[1] + v * q[2])
+                cv2.fillConvexPoly(rgb, pts.astype(np.int32), [float(c) for c in pip])
+                cv2.fillConvexPoly(alpha, pts.astype(np.int32), 1.0)
+        rgb = cv2.resize(rgb, (w, hh), interpolation=cv2.INTER_AREA)
+        alpha = cv2.resize(alpha, (w, hh), interpolation=cv2.INTER_AREA)
+        X0, Y0, X1, Y1 = max(x0, 0), max(y0, 0), min(x1, img.shape[1]), min(y1, img.shape[0])
+        if X0 >= X1 or Y0 >= Y1:
+            return
+        a_ = alpha[Y0 - y0:Y1 - y0, X0 - x0:X1 - x0, None]
+        img[Y0:Y1, X0:X1] = img[Y0:Y1, X0:X1] * (1 - a_) + rgb[Y0 - y0:Y1 - y0, X0 - x0:X1 - x0]
 
     def _digits(self, img, scene: Scene) -> None:
         cv = self.canvas
@@ -483,8 +545,9 @@ def _shadow_sprite(d: float) -> np.ndarray:
 
 
 @lru_cache(maxsize=2048)
-def _die_sprite(size: int, value: int, angle: int, cocked: bool, colour: tuple, pip: tuple):
-    """A die seen from above: rounded square with pips; cocked dice show a side face and a skewed top."""
+def _die_sprite(size: int, value: int, angle: int, cocked: bool, colour: tuple, pip: tuple, opacity: float = 1.0):
+    """A die seen from above: rounded square with pips; cocked dice show a side face and a skewed top.
+    ``opacity`` under 1: a translucent body, its pips opaque."""
     size = max(size, 8)
     big = size * 4  # draw large, then shrink: smooth edges
     pad = big
@@ -508,9 +571,12 @@ def _die_sprite(size: int, value: int, angle: int, cocked: bool, colour: tuple, 
     cv2.rectangle(canvas, (c0 + 2, c0 + 2), (c0 + big - 3, c0 + top_h - 3), edge.tolist(), max(1, big // 40))
     pr = max(1, int(big * 0.09))
     step_x, step_y = big * 0.27, top_h * 0.27
+    alpha *= opacity
     for px, py in PIPS[value]:
-        cv2.circle(canvas, (int(c0 + big / 2 + px * step_x), int(c0 + top_h / 2 + py * step_y)), pr, pip, -1,
-                   cv2.LINE_AA)
+        centre = (int(c0 + big / 2 + px * step_x), int(c0 + top_h / 2 + py * step_y))
+        cv2.circle(canvas, centre, pr, pip, -1, cv2.LINE_AA)
+        if opacity < 1.0:
+            cv2.circle(alpha, centre, pr, 1.0, -1)
     center = (canvas.shape[1] / 2, canvas.shape[0] / 2)
     m = cv2.getRotationMatrix2D(center, angle, 1.0)
     canvas = cv2.warpAffine(canvas, m, canvas.shape[1::-1], flags=cv2.INTER_LINEAR)

@@ -61,6 +61,17 @@ class CheckerMark:
 
 
 @dataclass(frozen=True)
+class DiceLook:
+    """Dice drawn as the cubes they are: the side faces a camera off their nadir sees (one or two, wider towards the
+    picture's edges), shaded, with their pips; the flat sprite alone showed a top face only. ``opacity`` under 1:
+    precision dice of translucent resin, as tournaments use, the table showing through the body (a real phone photo's
+    red and blue dice, read as 4 and 3 where they show 1 and 5, are such)."""
+
+    opacity: float  # the body's (the pips are opaque)
+    shade: float  # the side faces' brightness, share of the top face's
+
+
+@dataclass(frozen=True)
 class Style:
     name: str
     table: BGR
@@ -86,6 +97,7 @@ class Style:
     busy_bar: BusyBar | None = None  # one field for the same reason
     cups: DiceCups | None = None
     mark: CheckerMark | None = None  # on both colours' checkers
+    dice: DiceLook | None = None  # None: the flat sprite (the named schemes: the shipped weights were trained on it)
 
 
 def _rgb(r: int, g: int, b: int) -> BGR:
@@ -167,7 +179,7 @@ def random_style(rng: np.random.Generator) -> Style:
                   bar=frame if rng.random() < 0.7 else any_colour(20, 150), light=light, dark=dark, die=die, pip=pip,
                   cube=cube, cube_ink=any_colour(0, 60, 200), texture=float(rng.uniform(0.0, 0.2)),
                   grain=float(rng.uniform(8, 40)), rim=float(rng.uniform(0.1, 0.4)))
-    return marked(cupped(busy(printed(wooden(style, rng), rng), rng), rng))
+    return solid(marked(cupped(busy(printed(wooden(style, rng), rng), rng), rng)))
 
 
 MARK_KINDS = ("dot", "ring", "ring_dot", "logo")
@@ -183,6 +195,16 @@ def marked(style: Style) -> Style:
     contrast = float(rng.uniform(0.25, 0.7)) * (1 if rng.random() < 0.6 else -1)
     return replace(style, mark=CheckerMark(kind, float(rng.uniform(0.3, 0.6)), float(rng.uniform(0.05, 0.16)),
                                            contrast, int(rng.integers(1 << 16))))
+
+
+def solid(style: Style) -> Style:
+    """Dice drawn as cubes on 60 % of the boards (`DiceLook`), half of those translucent. Drawn from the style's own
+    colours, as `marked`: the draws after it stay as they were."""
+    rng = np.random.default_rng([*style.die, *style.pip, *style.table, *style.field, 10])
+    if rng.random() >= 0.6:
+        return style
+    opacity = 1.0 if rng.random() < 0.5 else float(rng.uniform(0.5, 0.85))
+    return replace(style, dice=DiceLook(opacity, float(rng.uniform(0.55, 0.9))))
 
 
 def cupped(style: Style, rng: np.random.Generator) -> Style:
