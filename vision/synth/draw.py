@@ -327,8 +327,9 @@ class BoardPainter:
         # where it starts: the die's own, the same in every frame it lies still)
         a1, a2 = [v for v in range(1, 7) if v not in (die.value, 7 - die.value)][::2][:2]
         ring = [a1, a2, 7 - a1, 7 - a2]
-        turn = hash((die.value, round(die.x), round(die.y), round(die.angle))) % 8
-        ring = (ring if turn < 4 else ring[::-1])[turn % 4:] + (ring if turn < 4 else ring[::-1])[:turn % 4]
+        turn = hash((die.value, round(die.x), round(die.y), round(die.angle))) % 8  # ints: the same in every run
+        ring = ring[::-1] if turn >= 4 else ring
+        ring = ring[turn % 4:] + ring[:turn % 4]
         faces = []
         for i in range(4):
             c0, c1 = corners[i], corners[(i + 1) % 4]
