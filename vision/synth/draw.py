@@ -27,6 +27,8 @@ PIPS = {
     5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
     6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
 }
+PIP_STEP = 0.27  # a pip's offset from a face's centre per step of `PIPS`, share of the face's side
+PIP_R = 0.09  # a pip's radius, share of the face's side
 CUBE_FACES = {1: "64", 2: "2", 4: "4", 8: "8", 16: "16", 32: "32", 64: "64"}
 
 
@@ -358,8 +360,8 @@ class BoardPainter:
             cv2.fillConvexPoly(alpha, q, float(look.opacity))
             # pips: the face's own square (u along the foot, v up the face) mapped onto the quadrilateral
             for pu, pv in PIPS[value]:
-                u = ((1 + 0.54 * pu + 0.18 * np.cos(t)) / 2)[:, None]
-                v = ((1 + 0.54 * pv + 0.18 * np.sin(t)) / 2)[:, None]
+                u = (0.5 + PIP_STEP * pu + PIP_R * np.cos(t))[:, None]
+                v = (0.5 + PIP_STEP * pv + PIP_R * np.sin(t))[:, None]
                 pts = (1 - u) * ((1 - v) * q[0] + v * q[3]) + u * ((1 - v) * q[1] + v * q[2])
                 cv2.fillConvexPoly(rgb, pts.astype(np.int32), [float(c) for c in pip])
                 cv2.fillConvexPoly(alpha, pts.astype(np.int32), 1.0)
@@ -570,8 +572,8 @@ def _die_sprite(size: int, value: int, angle: int, cocked: bool, colour: tuple, 
         cv2.circle(alpha, (cx, cy), r, 1.0, -1)
     edge = np.array(colour, np.float32) * 0.8
     cv2.rectangle(canvas, (c0 + 2, c0 + 2), (c0 + big - 3, c0 + top_h - 3), edge.tolist(), max(1, big // 40))
-    pr = max(1, int(big * 0.09))
-    step_x, step_y = big * 0.27, top_h * 0.27
+    pr = max(1, int(big * PIP_R))
+    step_x, step_y = big * PIP_STEP, top_h * PIP_STEP
     alpha *= opacity
     for px, py in PIPS[value]:
         centre = (int(c0 + big / 2 + px * step_x), int(c0 + top_h / 2 + py * step_y))
