@@ -28,6 +28,9 @@ from transcriber.physical import (  # noqa: F401  (the slot numbering is shared 
     Seating,
 )
 
+CUBE_BAR_MIN_MM = 12.0  # a bar narrower than this (a printed board's middle line, a folding board's hinge) holds no
+# cube: players leave it off the board (`BoardGeometry.bar_holds_cube`)
+
 
 @dataclass(frozen=True)
 class BoardGeometry:
@@ -152,6 +155,12 @@ class BoardGeometry:
         pitch = self.checker_h * 0.95
         y = y0 + 4 + (k + 0.5) * pitch if top else y1 - 4 - (k + 0.5) * pitch
         return (x0 + x1) / 2, y
+
+    @property
+    def bar_holds_cube(self) -> bool:
+        """Whether the cube can rest on this board's bar: not on a printed board's middle line or a folding board's
+        hinge (`CUBE_BAR_MIN_MM`), where it lies off the board."""
+        return self.bar_w >= CUBE_BAR_MIN_MM
 
     def cube_spot(self, place: str) -> tuple[float, float]:
         """'centre' (middle of the bar), 'top' / 'bottom' (the owner's end of the bar), or 'off'."""

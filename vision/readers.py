@@ -601,8 +601,15 @@ class Readers:
         return probs, aux[:n]
 
     def read_cube(self, rect: np.ndarray, geom: BoardGeometry) -> CubeReading:
-        m = self._m["cube"]
-        p = _softmax(m.run(nchw(cube_crops(rect, geom)))[0], m.temperature[0])  # (3, 7)
+        """The cube on the bar, where the board's profile has a bar that holds one (`BoardGeometry.bar_holds_cube`);
+        else off: the cube windows of a bar too narrow see the points beside it (a printed board's middle read as a
+        cube showing 32 on 4 of the 16 real printed-board pictures)."""
+        if not geom.bar_holds_cube:
+            p = np.zeros((len(BAR_PLACES), 1 + len(CUBE_FACES)))
+            p[:, 0] = 1.0  # no cube at any place on the bar
+        else:
+            m = self._m["cube"]
+            p = _softmax(m.run(nchw(cube_crops(rect, geom)))[0], m.temperature[0])  # (3, 7)
         present = 1.0 - p[:, 0]
         # P(the cube lies at place i): present there and not elsewhere; off: present nowhere
         w = np.array([present[i] * np.prod(np.delete(1.0 - present, i)) for i in range(3)]

@@ -14,6 +14,8 @@ painted and the checkers lie; where a raised rim's inner walls show, it ends at 
 * checkers: given the labelled corners, points with the right count (and colour, where labelled), whole
   boards exactly right; and the same end to end, from the corners the program found.
 * adapt: a board learnt from one labelled picture of it (`bgscribe adapt`), read on its other pictures.
+* cube on boards: the doubling cube on the real board pictures, read with the labelled field: cubes on the bar
+  read right, cubes resting elsewhere on the board (trays, frame) read right, and false cubes on the bar.
 * follow: a confirmed field followed through a known bump of the camera (real frames of real play, the
   checkers moved between the two), and never moved where the camera stayed put.
 * dice: the dice classifier on the CC BY 4.0 Rune55 test split (each die cut out and scaled to the size a
@@ -324,6 +326,37 @@ def bench_board_dice(real: Path, labels: dict) -> dict:
     return tot
 
 
+def bench_cube(real: Path, labels: dict) -> dict:
+    """The doubling cube on the real board pictures, read with the labelled field (`bgscribe read --field`), per
+    folder: cubes on the bar (read on the bar with the right value: a 64 in the bar's middle is a centred cube, 1),
+    cubes elsewhere on the board (in a tray, on the frame: the reader does not look there yet, and read on the bar
+    is wrong), and pictures with no cube on the bar that read one there (false cubes: a printed board's middle, a
+    checker on the bar)."""
+    tot: dict = {}
+    for rel, lab in sorted(labels.items()):
+        if not (isinstance(lab, dict) and "cube" in lab and "field" in lab and (real / rel).exists()):
+            continue
+        cube = lab["cube"]
+        read = to_json(read_picture(cv2.imread(str(real / rel)), np.array(lab["field"], np.float64)))["cube"]
+        f = tot.setdefault(rel.split("/")[0], {"pictures": 0, "on_bar": 0, "on_bar_right": 0, "elsewhere": 0,
+                                               "elsewhere_right": 0, "not_on_bar": 0, "false_on_bar": 0})
+        f["pictures"] += 1
+        on_bar = read["where"] == "bar"
+        if cube["where"] == "bar":
+            want = 1 if cube["face"] == 64 and cube.get("bar_end") == "centre" else cube["face"]
+            f["on_bar"] += 1
+            f["on_bar_right"] += on_bar and read["value"] == want
+            continue
+        f["not_on_bar"] += 1
+        f["false_on_bar"] += on_bar
+        if cube["where"] in ("frame", "field"):
+            f["elsewhere"] += 1
+            f["elsewhere_right"] += read["where"] == "frame" and read["value"] == cube["face"]
+    if tot:
+        tot["all folders"] = {k: sum(f[k] for f in tot.values()) for k in next(iter(tot.values()))}
+    return tot
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--real", type=Path, default=DEFAULT_REAL, help="the real pictures (default: %(default)s)")
@@ -367,6 +400,8 @@ def main() -> None:
         out["dice_rune55_test"] = bench_dice(args.real, args.dice, models=args.models)
     if not args.only:
         out["dice_on_boards"] = bench_board_dice(args.real, labels)
+    if not args.only:
+        out["cube_on_boards"] = bench_cube(args.real, labels)
     if args.follow and not args.only:
         out["follow"] = bench_follow(args.real, labels, args.follow)
     if not args.only:

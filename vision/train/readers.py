@@ -52,12 +52,13 @@ from .real_dice import MASTER_PX_RANGE
 PER_RIG = 8
 SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
 HEAT_FRAMES = 4000  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
-DATA_VERSION = 10  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
+DATA_VERSION = 11  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
 # 4 = dice of 13-19.5 mm and checkers shrunk to a die's size as negatives (read at a board's own dice size),
 # 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers,
 # 6 = makers' prints on the field between the rows, 7 = busy bars (loud grain, stripes, hinges),
 # 8 = dice cups left on the field, 9 = marks on the checkers (dots, rings, logos), 10 = dice drawn as cubes (their side
-# faces towards the camera), half of those translucent
+# faces towards the camera), half of those translucent, 11 = no cube on a bar narrower than
+# `geometry.CUBE_BAR_MIN_MM` (a hinge: off the board)
 BATCH = {"points": 96, "bar": 48, "tray": 64, "dice": 96, "cube": 96, "dice_heat": 24}  # times --batch-scale
 DICE_CHANNELS = (16, 32, 32, 64, 64)  # the dice classifier's conv layers (--dice-channels: e.g. 24 48 48 96 96)
 HEAT_PATCH = 128  # half-resolution px: the heat-map trains on patches (it is fully convolutional)
