@@ -141,11 +141,13 @@ class BoardGeometry:
             return x, y, height
         raise ValueError("use bar_spot / tray_spot for the bar and trays")
 
-    def bar_spot(self, upper: bool, k: int) -> tuple[float, float, float]:
-        """Checkers on the bar: light from the middle upwards, dark downwards (the caller picks)."""
+    def bar_spot(self, upper: bool, k: int, middle: bool = False) -> tuple[float, float, float]:
+        """Checkers on the bar: light from the middle upwards, dark downwards (the caller picks); a cube's width
+        from the middle, or (``middle``) from the middle itself."""
         x0, _, x1, _ = self.bar_rect()
         layer, pos = _layer_of(k)
-        off = self.cube_size / 2 + 8 + self.checker_d / 2 + (pos + layer / 2) * self.checker_d * 0.98
+        gap = 1.0 if middle else self.cube_size / 2 + 8
+        off = gap + self.checker_d / 2 + (pos + layer / 2) * self.checker_d * 0.98
         y = -off if upper else off
         return (x0 + x1) / 2, y, (layer + 1) * self.checker_h
 

@@ -12,7 +12,8 @@ painted and the checkers lie; where a raised rim's inner walls show, it ends at 
   error over 5 %: a wrong board passed as found); per folder and over all folders. Negatives: real pictures
   with no board (the dice photos) found as a board.
 * checkers: given the labelled corners, points with the right count (and colour, where labelled), whole
-  boards exactly right; and the same end to end, from the corners the program found.
+  boards exactly right, the checkers on the bar right (both colours); and the same end to end, from the corners
+  the program found.
 * adapt: a board learnt from one labelled picture of it (`bgscribe adapt`), read on its other pictures.
 * cube on boards: the doubling cube on the real board pictures, read with the labelled field: cubes on the bar
   read right, cubes resting elsewhere on the board (trays, frame) read right, and false cubes on the bar.
@@ -82,15 +83,31 @@ def point_figures(read: dict, label: dict, colour: bool = True) -> tuple[int, in
     colours (and ``colour``) both must match, up to swapping the two for the whole board (which of two
     colours of one brightness, red and blue, is 'dark' is a convention: telling them apart is what
     counts); rows may be read the other way round (a half turn). The best of these is taken."""
+    best = _matched(read, label, colour)[0]
+    return best, 24, best == 24
+
+
+def _matched(read: dict, label: dict, colour: bool = True) -> tuple[int, bool]:
+    """`point_figures`' points right, and whether the reading's colours were swapped for it."""
     truth = _counts(label["top"]) + _counts(label["bottom"])
     got = _counts(read["top"]) + _counts(read["bottom"])
     swapped = [({"L": "D", "D": "L"}.get(c, c), n) for c, n in got]
-    best = 0
-    for g in (got, got[12:][::-1] + got[:12][::-1], swapped, swapped[12:][::-1] + swapped[:12][::-1]):
+    best = (0, False)
+    for g, swap in ((got, False), (got[12:][::-1] + got[:12][::-1], False), (swapped, True),
+                    (swapped[12:][::-1] + swapped[:12][::-1], True)):
         right = sum(1 for (tc, tn), (gc, gn) in zip(truth, g)
                     if tn == gn and (tn == 0 or not colour or tc in ("", "?") or tc == gc))
-        best = max(best, right)
-    return best, 24, best == 24
+        best = max(best, (right, swap), key=lambda b: b[0])
+    return best
+
+
+def bar_right(read: dict, label: dict) -> bool:
+    """Whether the checkers on the bar are read right (light and dark, with the colours as the points' best match
+    takes them)."""
+    light, dark = read["bar"]["light"], read["bar"]["dark"]
+    if _matched(read, label)[1]:
+        light, dark = dark, light
+    return (light, dark) == (label["bar"]["light"], label["bar"]["dark"])
 
 
 def measured(labels: dict, only: str | None, per_folder: int) -> list[tuple[str, dict]]:
@@ -130,7 +147,7 @@ def bench_fields(real: Path, labels: dict, only: str | None, per_folder: int) ->
             given = to_json(read_picture(img, np.array(lab["field"], np.float64)))
             e2e = to_json(read_picture(img)) if fit.found else None
             ends[rel] = (point_figures(given, lab), point_figures(e2e, lab) if e2e and "top" in e2e else (0, 24, False),
-                         point_figures(given, lab, colour=False))
+                         point_figures(given, lab, colour=False), bar_right(given, lab) if "bar" in lab else None)
     out = {folder: dict(_field_counts(f), each=f["names"]) for folder, f in per.items()}
     if per:
         every = {k: [x for f in per.values() for x in f[k]] for k in ("err", "found", "wrong_sure", "s")}
@@ -379,10 +396,13 @@ def main() -> None:
     labels = json.loads(LABELS.read_text())["pictures"]
     fields, ends = bench_fields(args.real, labels, args.only, args.per_folder)
     out: dict = {"benchmark": "real", "field": fields}
-    # given right, points, boards right, boards, e2e right, e2e boards, counts right (colour aside)
-    pts = defaultdict(lambda: [0, 0, 0, 0, 0, 0, 0])
-    for rel, ((r, n, whole), (r2, _, whole2), (r3, _, _)) in ends.items():
+    # given right, points, boards right, boards, e2e right, e2e boards, counts right (colour aside), bars right, bars
+    pts = defaultdict(lambda: [0, 0, 0, 0, 0, 0, 0, 0, 0])
+    for rel, ((r, n, whole), (r2, _, whole2), (r3, _, _), bar) in ends.items():
         f = pts[rel.split("/")[0]]
+        if bar is not None:
+            f[7] += bar
+            f[8] += 1
         f[6] += r3
         f[0] += r
         f[1] += n
@@ -393,7 +413,8 @@ def main() -> None:
     out["checkers"] = {k: {"boards": v[3], "points_right_given_field": round(v[0] / v[1], 3),
                            "counts_right_given_field": round(v[6] / v[1], 3),
                            "boards_right_given_field": v[2], "points_right_end_to_end": round(v[4] / v[1], 3),
-                           "boards_right_end_to_end": v[5]} for k, v in pts.items()}
+                           "boards_right_end_to_end": v[5], "bars_right_given_field": v[7], "bars": v[8]}
+                       for k, v in pts.items()}
     if args.negatives and not args.only:
         out["no_board"] = bench_negatives(args.real, args.negatives)
     if args.dice and args.only in (None, "dice-rune55"):

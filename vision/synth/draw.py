@@ -255,7 +255,7 @@ class BoardPainter:
                     items.append((h, x, y, colour, slot, k))
         for colour in (LIGHT, DARK):
             for k in range(int(scene.counts[BAR_SLOT, colour])):
-                x, y, h = g.bar_spot(colour == LIGHT, k)
+                x, y, h = g.bar_spot(colour == LIGHT, k, scene.bar_middle)
                 items.append((h, x, y, colour, BAR_SLOT, k))
         items.sort(key=lambda t: t[0])
         for h, x, y, colour, slot, k in items:

@@ -53,6 +53,7 @@ class Scene:
     score: tuple[int, int] = (0, 0)  # bottom player, top player
     length: int = 7
     shift: tuple[float, float, float] = (0.0, 0.0, 0.0)  # board bump: dx, dy (mm), rotation (deg)
+    bar_middle: bool = False  # the bar's checkers from its middle (the cube is not there), as players also put them
 
     def with_(self, **kw) -> Scene:
         return replace(self, **kw)
@@ -60,7 +61,7 @@ class Scene:
     def key(self) -> tuple:
         """Everything that changes the picture (for reusing a rendered frame)."""
         return (self.counts.tobytes(), self.dice, self.cube_value, self.cube_place, self.hands,
-                int(self.clock[0]), int(self.clock[1]), self.clock_running, self.score, self.shift)
+                int(self.clock[0]), int(self.clock[1]), self.clock_running, self.score, self.shift, self.bar_middle)
 
 
 def stack_under(counts: np.ndarray, geom: BoardGeometry, x: float, y: float) -> float | None:

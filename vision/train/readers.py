@@ -58,7 +58,8 @@ DATA_VERSION = 11  # part of the cache's key: 2 = half the boards in random look
 # 6 = makers' prints on the field between the rows, 7 = busy bars (loud grain, stripes, hinges),
 # 8 = dice cups left on the field, 9 = marks on the checkers (dots, rings, logos), 10 = dice drawn as cubes (their side
 # faces towards the camera), half of those translucent, 11 = no cube on a bar narrower than
-# `geometry.CUBE_BAR_MIN_MM` (a hinge: off the board)
+# `geometry.CUBE_BAR_MIN_MM` (a hinge: off the board) and, where the cube is not in the bar's middle, half the bars'
+# checkers from the middle
 BATCH = {"points": 96, "bar": 48, "tray": 64, "dice": 96, "cube": 96, "dice_heat": 24}  # times --batch-scale
 DICE_CHANNELS = (16, 32, 32, 64, 64)  # the dice classifier's conv layers (--dice-channels: e.g. 24 48 48 96 96)
 HEAT_PATCH = 128  # half-resolution px: the heat-map trains on patches (it is fully convolutional)

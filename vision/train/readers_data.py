@@ -155,8 +155,12 @@ def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None =
         place = "off"
     shift = (float(rng.normal(0, 4)), float(rng.normal(0, 3)), float(rng.normal(0, 0.8))) if rig.profile.tilt \
         else (0.0, 0.0, 0.0)
+    # where the cube is not in the bar's middle, players put the bar's checkers there too half the time: a real
+    # checker in the middle window read as a cube (a phone photo's white checker on a red bar: 32)
+    middle = place != "centre" and counts[BAR_SLOT].any() and rng.random() < 0.5
     return Scene(counts=counts, dice=tuple(dice), cube_value=value, cube_place=place,
-                 shift=tuple(round(v, 1) for v in shift), score=(int(rng.integers(0, 7)), int(rng.integers(0, 7))))
+                 shift=tuple(round(v, 1) for v in shift), score=(int(rng.integers(0, 7)), int(rng.integers(0, 7))),
+                 bar_middle=bool(middle))
 
 
 def _dice_p(max_dice: int) -> np.ndarray:
