@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from tests.bench.bench_real import DEFAULT_REAL, LABELS, bench_cube
-from vision.geometry import CUBE_BAR_MIN_MM, BoardGeometry
+from vision.geometry import BAR_SLOT, CUBE_BAR_MIN_MM, BoardGeometry
 from vision.readers import MODELS, Readers
+from vision.rectify import board_to_rect
 from vision.synth.rig import Rig
 from vision.synth.scene import Scene
 from vision.synth.stills import random_positions, random_scene
@@ -66,8 +67,6 @@ def test_training_scenes_put_the_bars_checkers_in_its_middle_where_the_cube_is_n
     """Real players put checkers anywhere on the bar, its middle too; renders kept the middle free for the cube,
     and the cube reader took a real checker there for a cube. Training scenes now put them there half the time
     the cube is elsewhere (never where it is in the middle), and the painter draws them there."""
-    from vision.geometry import BAR_SLOT
-
     rng = np.random.default_rng(1)
     rig = Rig.build("standard", 5, SIZE, schemes=HELD_OUT_SCHEMES)
     seen = {True: 0, False: 0}
@@ -86,6 +85,6 @@ def test_training_scenes_put_the_bars_checkers_in_its_middle_where_the_cube_is_n
     middle = {}
     for mid in (False, True):
         f = render(rig, Scene(counts=counts, cube_place="off", bar_middle=mid), np.random.default_rng(0), 0.0, 95)
-        cx, cy = (np.array([x, 0.0]) + [g.width / 2, g.height / 2]) * 1.5  # the bar's middle, rectified px
+        cx, cy = board_to_rect([x, 0.0], g)  # the bar's middle, rectified px
         middle[mid] = f.rect[int(cy) - 4:int(cy) + 4, int(cx) - 4:int(cx) + 4].astype(float).mean((0, 1))
     assert np.abs(middle[True] - middle[False]).max() > 30  # a checker's face where the bar was bare
