@@ -122,7 +122,7 @@ def sample_counts(rng: np.random.Generator, rig: Rig) -> np.ndarray:
 
 
 def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None = None, max_dice: int = 4,
-                 cocked_rate: float = 0.12) -> Scene:
+                 cocked_rate: float = 0.12, bar_middle: float = 0.5) -> Scene:
     """A quiet board (no hands): counts, 0..4 dice anywhere on the two halves (both players' pairs,
     some cocked, some resting on checkers), the cube at any of its places, a bump of the board."""
     g = rig.geom
@@ -157,7 +157,7 @@ def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None =
         else (0.0, 0.0, 0.0)
     # where the cube is not in the bar's middle, players put the bar's checkers there too half the time: a real
     # checker in the middle window read as a cube (a phone photo's white checker on a red bar: 32)
-    middle = place != "centre" and counts[BAR_SLOT].any() and rng.random() < 0.5
+    middle = place != "centre" and counts[BAR_SLOT].any() and rng.random() < bar_middle
     return Scene(counts=counts, dice=tuple(dice), cube_value=value, cube_place=place,
                  shift=tuple(round(v, 1) for v in shift), score=(int(rng.integers(0, 7)), int(rng.integers(0, 7))),
                  bar_middle=bool(middle))
@@ -221,10 +221,12 @@ def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float
 
 def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, profiles=TRAIN_PROFILES,
            corner_noise: tuple[float, float] = (0.0, 3.0), jpeg: tuple[int, int] = (35, 95),
-           max_dice: int = 4, die_size: float | tuple[float, float] = TRAIN_DIE_MM, shaped: float = 0.0):
+           max_dice: int = 4, die_size: float | tuple[float, float] = TRAIN_DIE_MM, shaped: float = 0.0,
+           bar_middle: float = 0.5):
     """Rendered frames, ``per_rig`` per rig; profiles cycle with the rig; corner noise (px, sigma)
     and JPEG quality drawn per frame from the given ranges; dice of ``die_size`` mm (a range: drawn per rig);
-    ``shaped``: the share of rigs whose board has a shape of its own, rectified as the observer would."""
+    ``shaped``: the share of rigs whose board has a shape of its own, rectified as the observer would;
+    ``bar_middle``: of boards with checkers on the bar and the cube elsewhere, the share with them in its middle."""
     rng = np.random.default_rng([seed, 11])
     for k, rs in enumerate(rig_seeds):
         prof = profiles[k % len(profiles)]
@@ -232,7 +234,7 @@ def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, pr
         shape = random_shape(rng) if shaped and rng.random() < shaped else None
         rig = Rig.build(prof, rs, SIZE, schemes=schemes, die_size=mm, shape=shape)
         for i in range(per_rig):
-            scene = sample_scene(rng, rig, max_dice=max_dice)
+            scene = sample_scene(rng, rig, max_dice=max_dice, bar_middle=bar_middle)
             noise = float(rng.uniform(*corner_noise))
             q = int(rng.integers(jpeg[0], jpeg[1] + 1)) if jpeg else None
             yield render(rig, scene, rng, noise, q, i, observed=shape is not None)
