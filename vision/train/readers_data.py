@@ -155,8 +155,8 @@ def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None =
         place = "off"
     shift = (float(rng.normal(0, 4)), float(rng.normal(0, 3)), float(rng.normal(0, 0.8))) if rig.profile.tilt \
         else (0.0, 0.0, 0.0)
-    # where the cube is not in the bar's middle, players put the bar's checkers there too half the time: a real
-    # checker in the middle window read as a cube (a phone photo's white checker on a red bar: 32)
+    # real players put a hit checker anywhere on the bar, its middle too (where the cube is not): a share `bar_middle`
+    # of such boards have them there (renders had left it free, and a real checker there was read as a cube showing 32)
     middle = place != "centre" and counts[BAR_SLOT].any() and bar_middle > 0 and rng.random() < bar_middle
     return Scene(counts=counts, dice=tuple(dice), cube_value=value, cube_place=place,
                  shift=tuple(round(v, 1) for v in shift), score=(int(rng.integers(0, 7)), int(rng.integers(0, 7))),
