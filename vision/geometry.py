@@ -164,6 +164,10 @@ class BoardGeometry:
         hinge (`CUBE_BAR_MIN_MM`), where it lies off the board."""
         return self.bar_w >= CUBE_BAR_MIN_MM
 
+    def cube_rests(self, place: str) -> str:
+        """Where a cube put at ``place`` lies on this board: off it where the bar cannot hold one."""
+        return place if self.bar_holds_cube else "off"
+
     def cube_spot(self, place: str) -> tuple[float, float]:
         """'centre' (middle of the bar), 'top' / 'bottom' (the owner's end of the bar), or 'off'."""
         x0, y0, x1, y1 = self.bar_rect()

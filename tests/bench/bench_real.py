@@ -421,7 +421,6 @@ def main() -> None:
         out["dice_rune55_test"] = bench_dice(args.real, args.dice, models=args.models)
     if not args.only:
         out["dice_on_boards"] = bench_board_dice(args.real, labels)
-    if not args.only:
         out["cube_on_boards"] = bench_cube(args.real, labels)
     if args.follow and not args.only:
         out["follow"] = bench_follow(args.real, labels, args.follow)

@@ -62,8 +62,7 @@ def random_scene(rng: np.random.Generator, rig: Rig, position: Position) -> Scen
                         on_checker=h is not None, z=h or 0.0))
     place = str(rng.choice(["centre", "centre", "top", "bottom", "off"]))
     value = 1 if place == "centre" else int(rng.choice(CUBE_VALUES[1:]))
-    if not g.bar_holds_cube:  # a hinge or a printed line holds no cube (drawn after the value: the same draws)
-        place = "off"
+    place = g.cube_rests(place)  # after the value is drawn: the same draws on every board
     hands = []
     if rng.random() < 0.2:
         hands.append(Hand(float(rng.uniform(-g.width / 2, g.width / 2)),

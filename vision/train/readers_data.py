@@ -151,8 +151,7 @@ def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None =
     place = str(rng.choice(["centre", "top", "bottom", "off"], p=[0.4, 0.2, 0.2, 0.2] if ends_ok else
                            [0.7, 0.0, 0.0, 0.3]))
     value = 1 if place == "centre" else int(rng.choice(CUBE_VALUES[1:]))
-    if not g.bar_holds_cube:  # a hinge or a printed line holds no cube (drawn after the value: the same draws)
-        place = "off"
+    place = g.cube_rests(place)  # after the value is drawn: the same draws on every board
     shift = (float(rng.normal(0, 4)), float(rng.normal(0, 3)), float(rng.normal(0, 0.8))) if rig.profile.tilt \
         else (0.0, 0.0, 0.0)
     # real players put a hit checker anywhere on the bar, its middle too (where the cube is not): a share `bar_middle`
