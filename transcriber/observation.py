@@ -60,7 +60,8 @@ class DieReading:
 @dataclass
 class CubeReading:
     values: np.ndarray  # (7,) over CUBE_VALUES
-    place: dict[str, float]  # over CUBE_PLACES
+    place: dict[str, float]  # over CUBE_PLACES (off the bar, in a tray or on the frame: its owner's side, or centre)
+    frame: float = 0.0  # P(it lies off the bar, in a tray or on the frame, rather than on the bar)
 
     @property
     def value(self) -> int:
@@ -107,6 +108,8 @@ class FrameObservation:
             d["cube"] = {"values": {str(CUBE_VALUES[k]): round(float(p), 4) for k, p in enumerate(self.cube.values)
                                     if p > EPS},
                          "place": {k: round(v, 4) for k, v in self.cube.place.items() if v > EPS}}
+            if self.cube.frame > EPS:
+                d["cube"]["frame"] = round(self.cube.frame, 4)
         return json.dumps(d, separators=(",", ":"))
 
     @classmethod
@@ -123,7 +126,8 @@ class FrameObservation:
             vals = np.zeros(len(CUBE_VALUES))
             for k, p in d["cube"]["values"].items():
                 vals[CUBE_VALUES.index(int(k))] = p
-            obs.cube = CubeReading(vals, {k: d["cube"]["place"].get(k, 0.0) for k in CUBE_PLACES})
+            obs.cube = CubeReading(vals, {k: d["cube"]["place"].get(k, 0.0) for k in CUBE_PLACES},
+                                   d["cube"].get("frame", 0.0))
         return obs
 
 

@@ -30,6 +30,8 @@ from transcriber.physical import (  # noqa: F401  (the slot numbering is shared 
 
 CUBE_BAR_MIN_MM = 12.0  # a bar narrower than this (a printed board's middle line, a folding board's hinge) holds no
 # cube: players leave it off the board (`BoardGeometry.bar_holds_cube`)
+END_MM = 100.0  # beyond each end of the playing field, the strip where a cube off the bar rests on real boards: the
+# frame, a tray (at either end or both), the frame again (every tournament stream frame has its cube there)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,12 @@ class BoardGeometry:
         if top:
             return x0, -self.inner_h / 2, x0 + self.tray_w, -gap / 2
         return x0, gap / 2, x0 + self.tray_w, self.inner_h / 2
+
+    def end_rect(self, right: bool) -> tuple[float, float, float, float]:
+        """The strip `END_MM` wide beyond the playing field's right (or left) edge, the board's whole height."""
+        fx0, _, fx1, _ = self.field()
+        y = self.height / 2
+        return (fx1, -y, fx1 + END_MM, y) if right else (fx0 - END_MM, -y, fx0, y)
 
     def bar_rect(self) -> tuple[float, float, float, float]:
         x = self._x0 + self.half_w
@@ -178,8 +186,10 @@ class BoardGeometry:
             return cx, y0 + self.cube_size / 2 + 6
         if place == "bottom":
             return cx, y1 - self.cube_size / 2 - 6
-        # off the board: on the table beside the frame
-        return self.width / 2 + 60 if not self.trays_right else -self.width / 2 - 60, 0.0
+        # off the board: on the table below its near edge, at the end without the trays: clear of the strips where
+        # a cube on the board's ends is looked for (`end_rect`), of the clock and of the score card
+        fx0, _, fx1, _ = self.field()
+        return fx0 if self.trays_right else fx1, self.height / 2 + 45
 
     def right_half(self, seat_bottom: bool) -> tuple[float, float, float, float]:
         """The half of the playing surface to the right of a seated player (where they roll).

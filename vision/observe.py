@@ -32,7 +32,7 @@ from .motion import MotionMeter, QuietDetector
 from .observation import FrameObservation, SlotReading
 from .read_memo import SURE_READ, ReadMemo
 from .readers import BoardColours, default_readers
-from .rectify import board_to_rect, homography, rectify
+from .rectify import board_to_rect, homography, rectify, rectify_ends
 
 log = logging.getLogger("bgscribe.observe")
 
@@ -214,18 +214,20 @@ class Observer:
         learnt of the board (`adopt`): every `ADOPT_EVERY_S` while this observer still learns."""
         return self.dice_size.learning and time.monotonic() - asked >= ADOPT_EVERY_S
 
-    def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
+    def _rectify(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry, np.ndarray]:
         """The board seen from above, and its geometry: which end the trays are at. Two witnesses, each
         voted over many reads (a frame with hands over the board, or the board being set up, once flipped
         it and every slot was read in the mirror): the picture (the bar has no point edges), and the
         checkers: read with the trays at the wrong end, the slots do not hold 15 of each colour. The
         picture is fooled by a bar as busy as the field (a loud wood grain); the count is not, and once
-        sure it decides, re-checked every `TRAY_CHECK_EVERY` reads (a board turned round between matches)."""
+        sure it decides, re-checked every `TRAY_CHECK_EVERY` reads (a board turned round between matches). Also
+        the homography (image -> rectified board)."""
         if cal.field is not None:
             return self._rectify_field(frame, cal)
         # the outer rectangle (and so the rectified picture) is the same with the trays at either end
         g = BoardGeometry()
-        rect = rectify(frame, homography(cal.corners, g), g)
+        H = homography(cal.corners, g)
+        rect = rectify(frame, H, g)
         self._tray_vote = 0.95 * self._tray_vote + tray_side_margin(rect)
         if self.slot_reader is not None and (abs(self._tray_counts) < TRAY_SURE
                                              or self._reads % TRAY_CHECK_EVERY == 0):
@@ -236,32 +238,33 @@ class Observer:
         right = self._tray_counts > 0 if abs(self._tray_counts) >= 2.0 else self._tray_vote >= 0
         if self.geom is None or self.geom.trays_right != right:
             self.geom = BoardGeometry(trays_right=right)
-        return rect, self.geom
+        return rect, self.geom, H
 
-    def _rectify_field(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry]:
+    def _rectify_field(self, frame: np.ndarray, cal: Calibration) -> tuple[np.ndarray, BoardGeometry, np.ndarray]:
         """The same for a board found or given by its playing field, with its own profile: the outline says
         nothing of the trays, which lie beside the field at one end or the other (or not at all: checkers
         borne off onto the table), so the outer rectangle differs by the end. Only the checkers witness it
         (15 of each colour once some are borne off); until they do, the trays are taken to be at the right."""
         base = cal.geom or BoardGeometry()
 
-        def at(right: bool) -> tuple[np.ndarray, BoardGeometry]:
+        def at(right: bool) -> tuple[np.ndarray, BoardGeometry, np.ndarray]:
             g = replace(base, trays_right=right)
-            return rectify(frame, homography(Calibration.from_field(cal.field, cal.quality, g).corners, g), g), g
+            H = homography(Calibration.from_field(cal.field, cal.quality, g).corners, g)
+            return rectify(frame, H, g), g, H
 
         right = self._tray_counts >= -2.0
-        rect, g = at(right)
+        rect, g, H = at(right)
         if self.slot_reader is not None and (abs(self._tray_counts) < TRAY_SURE
                                              or self._reads % TRAY_CHECK_EVERY == 0):
             other = at(not right)
-            err = {right: count_error(self.slot_reader(rect, g)), not right: count_error(self.slot_reader(*other))}
+            err = {right: count_error(self.slot_reader(rect, g)), not right: count_error(self.slot_reader(*other[:2]))}
             if min(err.values()) < COUNT_TOL:
                 self._tray_counts = 0.9 * self._tray_counts + float(np.clip(err[False] - err[True], -5.0, 5.0))
             if (self._tray_counts >= -2.0) != right:
-                rect, g = other
+                rect, g, H = other
         self._reads += 1
         self.geom = g
-        return rect, g
+        return rect, g, H
 
     def observe(self, i: int, t: float, frame: np.ndarray | None) -> FrameObservation:
         if frame is None:
@@ -296,10 +299,10 @@ class Observer:
             obs.slots, obs.dice, obs.cube, obs.bar_x = self._last_read[1:]
             return obs
         self.motion.mark_quiet()
-        rect, geom = self._rectify(frame.bgr, cal)
+        rect, geom, H = self._rectify(frame.bgr, cal)
         mine = {"adapter": self.adapter} if self.adapter is not None else {}  # the board's own points head
         obs.slots, obs.dice, obs.cube = self.reader(rect, geom, colours=self.colours, dice_size=self.dice_size,
-                                                    memo=self.memo, **mine)
+                                                    memo=self.memo, ends=rectify_ends(frame.bgr, H, geom), **mine)
         x0, _, x1, _ = geom.bar_rect()
         obs.bar_x = (x0 + x1) / 2
         for d in obs.dice:

@@ -10,7 +10,9 @@
   then each candidate is cut out at full resolution and classified (not a die / 1..6, and
   cocked);
 * a `CubeReading`: the three places the cube can lie on the bar (centre and both ends) are
-  classified (no cube / the face 2..64); no cube on the bar at all means it is off the board.
+  classified (no cube / the face 2..64), and, given the strips beyond the field's ends
+  (`vision.rectify.rectify_ends`: trays and frame, where real players leave it), windows over
+  those by the same classifier; no cube anywhere means it is off the board.
 
 Preprocessing lives here and nowhere else: the training recipe (`vision.train.readers`) cuts
 its examples with these same functions. Every model takes raw 0..255 BGR float NCHW and
@@ -33,7 +35,7 @@ from .dicesize import LADDER, DiceSize
 from .geometry import BAR_SLOT, N_SLOTS, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .observation import CUBE_PLACES, CUBE_VALUES, MAX_COUNT, CubeReading, DieReading, SlotReading
 from .read_memo import SURE_READ, ReadMemo
-from .rectify import BAR_CROP, POINT_CROP, SCALE, TRAY_CROP, board_to_rect, slot_rect
+from .rectify import BAR_CROP, POINT_CROP, SCALE, TRAY_CROP, board_to_rect, end_to_px, slot_rect
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 NAMES = ("points", "bar", "tray", "dice_heat", "dice", "cube")
@@ -54,6 +56,8 @@ CUBE_CROP = 64  # px the cube windows are resized to
 CUBE_WINDOW = 62.0  # mm: the square window around each cube place on the bar
 CUBE_FACES = (2, 4, 8, 16, 32, 64)  # the cube classifier: 0 = no cube, then these faces
 BAR_PLACES = ("centre", "top", "bottom")
+END_XS = (20.0, 50.0, 80.0)  # mm from the field's edge: the cube windows' columns over each end strip
+END_STEP = 30.0  # mm between the windows' rows: a 30 mm cube lies within 15 mm of some window's centre both ways
 
 
 # ---------------------------------------------------------------------- preprocessing (shared with training)
@@ -136,6 +140,24 @@ def cube_crops(rect: np.ndarray, geom: BoardGeometry) -> np.ndarray:
         win = cv2.resize(win, (CUBE_CROP, CUBE_CROP), interpolation=cv2.INTER_AREA)
         out.append(win[::-1, ::-1] if place == "top" else win)
     return np.ascontiguousarray(np.stack(out))
+
+
+def end_windows(geom: BoardGeometry) -> np.ndarray:
+    """(n, 2) board mm: the centres of the cube windows over both end strips (`BoardGeometry.end_rect`)."""
+    fx0, _, fx1, _ = geom.field()
+    half = geom.height / 2 - CUBE_WINDOW / 4
+    ys = np.arange(-half, half + 1e-6, (2 * half) / max(round(2 * half / END_STEP), 1))
+    return np.array([(x, y) for x in [fx0 - d for d in END_XS] + [fx1 + d for d in END_XS] for y in ys])
+
+
+def end_crops(ends: np.ndarray, geom: BoardGeometry, centres: np.ndarray | None = None) -> np.ndarray:
+    """(n, 64, 64, 3): cube windows of `rectify_ends`' picture around ``centres`` (board mm; default
+    `end_windows`), as the bar's are cut (not turned: a cube off the bar lies any way round)."""
+    side = int(round(CUBE_WINDOW * SCALE))
+    centres = end_windows(geom) if centres is None else np.asarray(centres, np.float64).reshape(-1, 2)
+    out = [cv2.resize(cv2.getRectSubPix(ends, (side, side), (float(x), float(y))), (CUBE_CROP, CUBE_CROP),
+                      interpolation=cv2.INTER_AREA) for x, y in end_to_px(centres, geom)]
+    return np.ascontiguousarray(np.stack(out)) if out else np.zeros((0, CUBE_CROP, CUBE_CROP, 3), np.uint8)
 
 
 def nchw(batch: np.ndarray) -> np.ndarray:
@@ -600,41 +622,76 @@ class Readers:
         probs = np.concatenate([p[0, :, :1], values * (1.0 - p[0, :, :1])], 1)
         return probs, aux[:n]
 
-    def read_cube(self, rect: np.ndarray, geom: BoardGeometry) -> CubeReading:
-        """The cube on the bar, where the board's profile has a bar that holds one (`BoardGeometry.bar_holds_cube`);
-        else off: the cube windows of a bar too narrow see the points beside it (a printed board's middle read as a
-        cube showing 32 on 4 of the 16 real printed-board pictures)."""
+    def read_cube(self, rect: np.ndarray, geom: BoardGeometry, ends: np.ndarray | None = None,
+                  memo: ReadMemo | None = None) -> CubeReading:
+        """The cube on the bar, where the board's profile has a bar that holds one (`BoardGeometry.bar_holds_cube`:
+        the cube windows of a bar too narrow see the points beside it, a printed board's middle read as a cube
+        showing 32 on 4 of the 16 real printed-board pictures), and, given ``ends`` (`rectify_ends`), in the trays
+        and on the frame at either end: a cube there showing 64 is centred (1), another lies on its owner's side
+        (top or bottom, by where it lies). Off: seen nowhere."""
+        m = self._m["cube"]
+        n_bar = len(BAR_PLACES)
         if not geom.bar_holds_cube:
-            p = np.zeros((len(BAR_PLACES), 1 + len(CUBE_FACES)))
+            p = np.zeros((n_bar, 1 + len(CUBE_FACES)))
             p[:, 0] = 1.0  # no cube at any place on the bar
         else:
-            m = self._m["cube"]
             p = _softmax(m.run(nchw(cube_crops(rect, geom)))[0], m.temperature[0])  # (3, 7)
+        end_y, end_faces = 0.0, None
+        if ends is not None:
+            centres = end_windows(geom)
+            crops = end_crops(ends, geom, centres)
+            (pe,) = (memo.outputs([("cube-end", i) for i in range(len(crops))], crops,
+                                  lambda c: (_softmax(m.run(nchw(c))[0], m.temperature[0]),),
+                                  lambda out: out[0].max(1) >= SURE_READ) if memo is not None
+                     else (_softmax(m.run(nchw(crops))[0], m.temperature[0]),))
+            # one cube shows in up to four overlapping windows: the end holds it as surely as the surest of them,
+            # and its face is what those around it that see a cube read, each as surely as it sees one (a window
+            # with the cube at its edge can see it well and its number cut)
+            seen = 1.0 - pe[:, 0]
+            best = int(np.argmax(seen))
+            step = np.array([END_XS[1] - END_XS[0], END_STEP]) + 1.0  # (the rows' step is END_STEP or a little less)
+            near = (np.abs(centres - centres[best]) <= step).all(1) & (seen >= 0.5)
+            near[best] = True
+            faces = (pe[near, 1:] / np.maximum(pe[near, 1:].sum(1, keepdims=True), 1e-12) * seen[near, None]).sum(0)
+            faces = faces / max(faces.sum(), 1e-12)
+            p = np.vstack([p, np.concatenate([[1.0 - seen[best]], seen[best] * faces])])
+            end_y, end_faces = float(centres[best, 1]), faces
         present = 1.0 - p[:, 0]
+        k = len(p)
         # P(the cube lies at place i): present there and not elsewhere; off: present nowhere
-        w = np.array([present[i] * np.prod(np.delete(1.0 - present, i)) for i in range(3)]
+        w = np.array([present[i] * np.prod(np.delete(1.0 - present, i)) for i in range(k)]
                      + [float(np.prod(1.0 - present))])
         if w.sum() < 1e-9:  # seen for certain at two places at once: weigh each place by how surely it is seen
             w = np.append(present, 0.0)
         w = w / max(w.sum(), 1e-12)
         values = np.zeros(len(CUBE_VALUES))
-        for i, place in enumerate(BAR_PLACES):
+        place = {name: float(w[i]) for i, name in enumerate(BAR_PLACES)}
+        place["off"] = float(w[-1])
+        for i in range(k):
             faces = p[i, 1:] / max(p[i, 1:].sum(), 1e-12)
             for f, face in enumerate(CUBE_FACES):
-                # a centred cube shows 64 and means 1
-                v = 1 if (place == "centre" and face == 64) else face
+                # a 64 in the bar's middle or off the bar is the centred cube, 1
+                v = 1 if face == 64 and (i >= n_bar or BAR_PLACES[i] == "centre") else face
                 values[CUBE_VALUES.index(v)] += w[i] * faces[f]
-        values[1:] += w[3] / (len(CUBE_VALUES) - 1)  # off the board: turned, value unseen
+        frame = 0.0
+        if end_faces is not None:
+            frame = float(w[n_bar])
+            centred = float(end_faces[-1] / max(end_faces.sum(), 1e-12))
+            place["centre"] += frame * centred
+            place["top" if end_y < 0 else "bottom"] += frame * (1.0 - centred)
+        values[1:] += w[-1] / (len(CUBE_VALUES) - 1)  # off the board: turned, value unseen
         values = values / values.sum() if values.sum() > 0 else np.full(len(CUBE_VALUES), 1 / len(CUBE_VALUES))
-        return CubeReading(values, {place: float(w[i]) for i, place in enumerate(CUBE_PLACES)})
+        return CubeReading(values, {name: place[name] for name in CUBE_PLACES}, frame)
 
     def read_board(self, rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None,
-                   dice_size: DiceSize | None = None, memo: ReadMemo | None = None):
+                   dice_size: DiceSize | None = None, memo: ReadMemo | None = None, ends: np.ndarray | None = None):
+        """``ends``: the strips beyond the field's ends (`vision.rectify.rectify_ends`), where the cube is also
+        looked for."""
         rect = _as_bgr(rect)
         if memo is not None:
             memo.next_read()
         return (self.read_slots(rect, geom, colours, adapter, memo), self.read_dice(rect, geom, dice_size, memo),
-                self.read_cube(rect, geom))
+                self.read_cube(rect, geom, None if ends is None else _as_bgr(ends), memo))
 
 
 def _as_bgr(rect: np.ndarray) -> np.ndarray:
@@ -688,9 +745,10 @@ def read_slots(rect: np.ndarray, geom: BoardGeometry) -> list[SlotReading]:
 
 
 def read_board(rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None,
-               dice_size: DiceSize | None = None, memo: ReadMemo | None = None
+               dice_size: DiceSize | None = None, memo: ReadMemo | None = None, ends: np.ndarray | None = None
                ) -> tuple[list[SlotReading], list[DieReading], CubeReading | None]:
     """Everything on a rectified board: 27 slot readings, the dice found, and the cube (``colours``: see
     `BoardColours`; ``adapter``: the board's own points head, `vision.adapt`; ``dice_size``: how big its dice
-    look, `vision.dicesize`; ``memo``: its last read, `vision.read_memo`)."""
-    return default_readers().read_board(rect, geom, colours, adapter, dice_size, memo)
+    look, `vision.dicesize`; ``memo``: its last read, `vision.read_memo`; ``ends``: the strips beyond the field's
+    ends, `vision.rectify.rectify_ends`)."""
+    return default_readers().read_board(rect, geom, colours, adapter, dice_size, memo, ends)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
+from .geometry import BAR_SLOT, END_MM, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 
 SCALE = 1.5  # px per mm of the rectified board
 POINT_CROP = (48, 192)  # width, height of a point crop (px): 54 x 230 mm of board
@@ -40,6 +40,35 @@ def homography(corners: np.ndarray, geom: BoardGeometry) -> np.ndarray:
 
 def rectify(frame: np.ndarray, H: np.ndarray, geom: BoardGeometry) -> np.ndarray:
     return cv2.warpPerspective(frame, H, rect_size(geom), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def ends_size(geom: BoardGeometry) -> tuple[int, int]:
+    """The two end strips side by side (`rectify_ends`): width, height (px)."""
+    return int(round(2 * END_MM * SCALE)), int(round(geom.height * SCALE))
+
+
+def end_to_px(xy: np.ndarray, geom: BoardGeometry) -> np.ndarray:
+    """Board millimetres in an end strip -> pixels of `rectify_ends`' picture (the left strip, then the right)."""
+    xy = np.asarray(xy, np.float64)
+    fx0, _, fx1, _ = geom.field()
+    right = xy[..., 0] >= (fx0 + fx1) / 2
+    x = np.where(right, xy[..., 0] - fx1 + END_MM, xy[..., 0] - fx0 + END_MM)
+    return np.stack([x, xy[..., 1] + geom.height / 2], -1) * SCALE
+
+
+def rectify_ends(frame: np.ndarray, H: np.ndarray, geom: BoardGeometry) -> np.ndarray:
+    """The strips beyond both ends of the playing field (`BoardGeometry.end_rect`) seen from above at `SCALE`, side
+    by side: where a real board's cube rests off the bar (its trays and frame at either end). ``H``: image ->
+    rectified board (`homography`); the strips lie partly outside the rectified board, so they are warped apart."""
+    w, h = ends_size(geom)
+    out = []
+    for right in (False, True):
+        x0, y0, _, _ = geom.end_rect(right)
+        shift = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+        shift[:2, 2] = -board_to_rect(np.array([x0, y0]), geom)
+        out.append(cv2.warpPerspective(frame, shift @ H, (w // 2, h), flags=cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_REPLICATE))
+    return np.hstack(out)
 
 
 def slot_rect(slot: int, geom: BoardGeometry) -> tuple[float, float, float, float]:

@@ -23,7 +23,7 @@ from .fieldfind import FieldFit, find_field, given_field, order_corners, turned_
 from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP
 from .observation import MAX_COUNT
 from .readers import Readers, default_readers
-from .rectify import homography, rectify
+from .rectify import homography, rectify, rectify_ends
 
 
 class PictureError(ValueError):
@@ -79,8 +79,10 @@ def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
     if field is None and not fit.found:
         return PictureReading(fit, corners, [], [], None)
     geom = fit.geometry()  # the board's own bar and points, as the observer takes them
-    rect = rectify(picture, homography(Calibration.from_field(corners, fit.quality, geom).corners, geom), geom)
-    slots, dice, cube = (readers or default_readers()).read_board(rect, geom, adapter=adapter, dice_size=dice_size)
+    H = homography(Calibration.from_field(corners, fit.quality, geom).corners, geom)
+    slots, dice, cube = (readers or default_readers()).read_board(rectify(picture, H, geom), geom, adapter=adapter,
+                                                                  dice_size=dice_size,
+                                                                  ends=rectify_ends(picture, H, geom))
     return PictureReading(fit, corners, slots, dice, cube)
 
 
@@ -156,7 +158,7 @@ def to_json(r: PictureReading) -> dict:
     else:
         where = r.cube.where
         out["cube"] = {"value": int(r.cube.value) if where != "off" else None,
-                       "where": "off" if where == "off" else "bar"}
+                       "where": "off" if where == "off" else "frame" if r.cube.frame >= 0.5 else "bar"}
     return out
 
 

@@ -1,7 +1,7 @@
 """Board readers on held-out rendered boards (JSON figures, not pass/fail).
 
     python tests/bench/bench_readers.py [--frames 200] [--noise 2.0] [--profiles standard hard] [--die-mm 16]
-                                        [--models DIR] [--shaped]
+                                        [--models DIR] [--shaped] [--cube-ends]
 
 Boards: the colour scheme(s) never trained on (`HELD_OUT_SCHEMES`) and rig seeds from
 `EVAL_SEED0`, rendered per profile, compressed (JPEG 60 standard / 40 hard), rectified with the
@@ -12,7 +12,9 @@ training schemes (new rig seeds) for comparison. ``--die-mm`` renders smaller di
 dice classifier at those sizes. ``--shaped`` adds ``held_out_shaped``: held-out boards each of a shape of its own
 (bar, points' length, the field's height against its width, six or seven checkers lined up on a point), rectified
 as the observer rectifies a real board: the field's corners mapped onto the default board with the bar's and the
-points' shares measured, so that a tall field's checkers show squashed, as a real board's do.
+points' shares measured, so that a tall field's checkers show squashed, as a real board's do. ``--cube-ends``
+adds ``held_out_cube_ends``: held-out boards whose cube lies in a tray or on the frame at either end (the readers
+look for it there in the strips beyond the field's ends, `vision.rectify.rectify_ends`, as on every board).
 
 Speed, beside a baseline measured in the same run: ``rectify_ms`` is `vision.rectify.rectify` of a
 720p frame (the step before the readers), ``decode_ms`` decoding one 720p H.264 frame.
@@ -86,6 +88,8 @@ def main() -> None:
     ap.add_argument("--die-mm", type=float, default=16.0, help="the dice's side, mm (default: %(default)s)")
     ap.add_argument("--models", type=Path, default=MODELS, help="reader weights (default: the shipped models/)")
     ap.add_argument("--shaped", action="store_true", help="also report held-out boards of shapes of their own")
+    ap.add_argument("--cube-ends", action="store_true", help="also report held-out boards whose cube lies in a tray "
+                    "or on the frame")
     args = ap.parse_args()
     readers = Readers(args.models)
     out: dict = {"frames_per_profile": args.frames, "corner_noise_px": args.noise, "die_mm": args.die_mm,
@@ -96,6 +100,10 @@ def main() -> None:
         if args.shaped:
             out.setdefault("held_out_shaped", {})[prof] = evaluate(readers, prof, args.frames, noise=args.noise,
                                                                    seed=args.seed, die_size=args.die_mm, shaped=1.0)
+        if args.cube_ends:
+            out.setdefault("held_out_cube_ends", {})[prof] = evaluate(readers, prof, args.frames, noise=args.noise,
+                                                                      seed=args.seed, die_size=args.die_mm,
+                                                                      cube_ends=1.0)
         if args.train_schemes:
             out.setdefault("train_schemes_new_seeds", {})[prof] = evaluate(
                 readers, prof, args.frames, noise=args.noise, seed=args.seed + 50, schemes=TRAIN_SCHEMES)

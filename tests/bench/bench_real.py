@@ -16,7 +16,8 @@ painted and the checkers lie; where a raised rim's inner walls show, it ends at 
   the program found.
 * adapt: a board learnt from one labelled picture of it (`bgscribe adapt`), read on its other pictures.
 * cube on boards: the doubling cube on the real board pictures, read with the labelled field: cubes on the bar
-  read right, cubes resting elsewhere on the board (trays, frame) read right, and false cubes on the bar.
+  read right, cubes resting elsewhere on the board (trays, frame) found there and read right, and false cubes on
+  the bar and off it.
 * follow: a confirmed field followed through a known bump of the camera (real frames of real play, the
   checkers moved between the two), and never moved where the camera stayed put.
 * dice: the dice classifier on the CC BY 4.0 Rune55 test split (each die cut out and scaled to the size a
@@ -346,9 +347,9 @@ def bench_board_dice(real: Path, labels: dict) -> dict:
 def bench_cube(real: Path, labels: dict) -> dict:
     """The doubling cube on the real board pictures, read with the labelled field (`bgscribe read --field`), per
     folder: cubes on the bar (read on the bar with the right value: a 64 in the bar's middle is a centred cube, 1),
-    cubes elsewhere on the board (in a tray, on the frame: the reader does not look there yet, and read on the bar
-    is wrong), and pictures with no cube on the bar that read one there (false cubes: a printed board's middle, a
-    checker on the bar)."""
+    cubes elsewhere on the board (in a tray, on the frame: found there, and with the right value where the face is
+    legible: a 64 there is the centred cube, 1), pictures with no cube on the bar that read one there (false cubes:
+    a printed board's middle, a checker on the bar), and pictures with no cube off the bar that read one there."""
     tot: dict = {}
     for rel, lab in sorted(labels.items()):
         if not (isinstance(lab, dict) and "cube" in lab and "field" in lab and (real / rel).exists()):
@@ -356,7 +357,8 @@ def bench_cube(real: Path, labels: dict) -> dict:
         cube = lab["cube"]
         read = to_json(read_picture(cv2.imread(str(real / rel)), np.array(lab["field"], np.float64)))["cube"]
         f = tot.setdefault(rel.split("/")[0], {"pictures": 0, "on_bar": 0, "on_bar_right": 0, "elsewhere": 0,
-                                               "elsewhere_right": 0, "not_on_bar": 0, "false_on_bar": 0})
+                                               "elsewhere_found": 0, "elsewhere_legible": 0, "elsewhere_right": 0,
+                                               "not_on_bar": 0, "false_on_bar": 0, "false_elsewhere": 0})
         f["pictures"] += 1
         on_bar = read["where"] == "bar"
         if cube["where"] == "bar":
@@ -368,7 +370,13 @@ def bench_cube(real: Path, labels: dict) -> dict:
         f["false_on_bar"] += on_bar
         if cube["where"] in ("frame", "field"):
             f["elsewhere"] += 1
-            f["elsewhere_right"] += read["where"] == "frame" and read["value"] == cube["face"]
+            f["elsewhere_found"] += read["where"] == "frame"
+            if cube["face"] is not None:  # (a face nobody can read is found or not, never right)
+                f["elsewhere_legible"] += 1
+                want = 1 if cube["face"] == 64 else cube["face"]  # a 64 off the bar is the centred cube
+                f["elsewhere_right"] += read["where"] == "frame" and read["value"] == want
+        else:
+            f["false_elsewhere"] += read["where"] == "frame"
     if tot:
         tot["all folders"] = {k: sum(f[k] for f in tot.values()) for k in next(iter(tot.values()))}
     return tot

@@ -79,6 +79,8 @@ def main() -> None:
     ap.add_argument("--scheme", default=HELD_OUT_SCHEMES[0], help="the board's colours (default: one no model "
                     "was trained on)")
     ap.add_argument("--keep", metavar="DIR", help="keep the footage, truth and observations in DIR")
+    ap.add_argument("--cube-ends", action="store_true", help="the players keep the cube in the tray end's middle, "
+                    "not on the bar, as at tournaments")
     args = ap.parse_args()
     if args.match.startswith("random:"):
         record = random_match(int(args.match.split(":", 1)[1]), opts=GenOptions(length=7))
@@ -89,7 +91,7 @@ def main() -> None:
         d.mkdir(parents=True, exist_ok=True)
         video, truth_path, obs_path = d / "m.mp4", d / "truth.jsonl", d / "obs.jsonl"
         stats = render_match(record, video, truth_path, profile=args.profile, seed=args.seed,
-                             games=args.games, progress=False, schemes=[args.scheme])
+                             games=args.games, progress=False, schemes=[args.scheme], cube_ends=args.cube_ends)
         frames, dec_s = decode_only(video)
         t0 = time.perf_counter()
         ob = observe_video(video, obs_path, progress=False)
@@ -103,6 +105,7 @@ def main() -> None:
         "profile": args.profile,
         "seed": args.seed,
         "games_asked": args.games,
+        "cube_ends": args.cube_ends,
         "kept": str(Path(args.keep).resolve()) if args.keep else None,
         "footage_s": round(stats.seconds, 1),
         "frames": frames,

@@ -21,16 +21,22 @@ def locator() -> BoardLocator:
     return BoardLocator()
 
 
-def held_out_frames(n: int, profile: str, seed: int = 0, schemes: list[str] | None = None):
-    """Frames of the held-out colour scheme (or these) from seeds the model never saw, with true corners."""
+def held_out_frames(n: int, profile: str, seed: int = 0, schemes: list[str] | None = None,
+                    cards: bool | None = None):
+    """Frames of the held-out colour scheme (or these) from seeds the model never saw, with true corners;
+    ``cards``: only boards of random looks with (True) or without (False) score cards against their ends."""
     rng = np.random.default_rng(seed)
     positions = random_positions(rng, n)
     out = []
-    for i in range(n):
+    i = 0
+    while len(out) < n:
         rig = Rig.build(profile, EVAL_SEED0 + 500 + seed * 100 + i, (1280, 720), schemes=schemes or HELD_OUT_SCHEMES)
-        scene = random_scene(rng, rig, positions[i]).with_(hands=())
+        i += 1
+        if cards is not None and (rig.painter.style.end_cards is not None) != cards:
+            continue
+        scene = random_scene(rng, rig, positions[len(out)]).with_(hands=())
         lit, _ = rig.camera_image(scene)
-        out.append((rig.sensor.expose(lit, 1.0, i), rig.corners(scene.shift), rig))
+        out.append((rig.sensor.expose(lit, 1.0, len(out)), rig.corners(scene.shift), rig))
     return out
 
 
@@ -48,9 +54,21 @@ def test_corners_found_on_unseen_boards(locator, profile):
 
 def test_corners_found_on_boards_of_random_looks(locator):
     """Boards in looks drawn at random (field, frame, points, checkers), on seeds never trained on: most are
-    found as on the named schemes (a frame the colour of the table is the hard case)."""
+    found as on the named schemes (a frame the colour of the table is the hard case). Score cards against the
+    board's ends (random looks since data version 13, after the locator was trained) are the next test's."""
     errors = np.array([float(np.linalg.norm(locator.locate(frame).corners - truth, axis=1).max())
-                       for frame, truth, _ in held_out_frames(12, "standard", seed=5, schemes=["random"])])
+                       for frame, truth, _ in held_out_frames(12, "standard", seed=5, schemes=["random"],
+                                                              cards=False)])
+    assert np.median(errors) < 4.0, errors
+    assert (errors < 8.0).mean() >= 0.75, errors
+
+
+@pytest.mark.xfail(strict=True, reason="score cards against a board's end pull the outline locator's corners "
+                   "(models/corners.onnx was trained before renders had them): retrain it on data version 13+")
+def test_corners_found_on_boards_with_score_cards_against_their_ends(locator):
+    errors = np.array([float(np.linalg.norm(locator.locate(frame).corners - truth, axis=1).max())
+                       for frame, truth, _ in held_out_frames(12, "standard", seed=5, schemes=["random"],
+                                                              cards=True)])
     assert np.median(errors) < 4.0, errors
     assert (errors < 8.0).mean() >= 0.75, errors
 

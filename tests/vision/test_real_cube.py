@@ -9,13 +9,15 @@ import numpy as np
 import pytest
 
 from tests.bench.bench_real import DEFAULT_REAL, LABELS, bench_cube
-from vision.geometry import BAR_SLOT, CUBE_BAR_MIN_MM, BoardGeometry
+from vision.geometry import BAR_SLOT, CUBE_BAR_MIN_MM, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
+from vision.observation import CubeReading, FrameObservation
 from vision.readers import MODELS, Readers
 from vision.rectify import board_to_rect
 from vision.synth.rig import Rig
 from vision.synth.scene import Scene
 from vision.synth.stills import random_positions, random_scene
 from vision.train.readers_data import EVAL_SEED0, HELD_OUT_SCHEMES, SIZE, render, sample_scene
+from vision.train.readers_eval import evaluate
 
 PRINTED = ("photos-extra", "webcam-printed-board")  # printed paper boards (no bar) among others with bars
 
@@ -88,3 +90,68 @@ def test_training_scenes_put_the_bars_checkers_in_its_middle_where_the_cube_is_n
         cx, cy = board_to_rect([x, 0.0], g)  # the bar's middle, rectified px
         middle[mid] = f.rect[int(cy) - 4:int(cy) + 4, int(cx) - 4:int(cx) + 4].astype(float).mean((0, 1))
     assert np.abs(middle[True] - middle[False]).max() > 30  # a checker's face where the bar was bare
+
+
+def test_training_scenes_put_the_cube_in_a_tray_or_on_the_frame_clear_of_the_trays_checkers():
+    """Real players leave the cube off the bar (every tournament stream frame has it in a tray or on the frame):
+    a share of training scenes does too, at either end, of its own size and turn, never on the borne-off checkers;
+    the rendered frame knows where it shows, and none of it happens where the share is 0 (the scenes of before)."""
+    rng = np.random.default_rng(2)
+    rig = Rig.build("standard", 5, SIZE, schemes=HELD_OUT_SCHEMES)
+    g = rig.geom
+    ends = [s for s in (sample_scene(rng, rig, cube_ends=0.5) for _ in range(200)) if s.cube_place == "end"]
+    assert 60 <= len(ends) <= 140
+    sides = set()
+    for s in ends:
+        x, y, size, _ = s.cube_at
+        right = x > 0
+        sides.add(right)
+        x0, y0, x1, y1 = g.end_rect(right)
+        assert x0 <= x <= x1 and y0 <= y - size / 2 and y + size / 2 <= y1 and 24 <= size <= 40
+        for top, slot in ((True, TRAY_TOP), (False, TRAY_BOTTOM)):
+            n = int(s.counts[slot].sum())
+            tx0, _, tx1, _ = g.tray_rect(top)
+            if n and tx0 - size / 2 < x < tx1 + size / 2:
+                last = g.tray_spot(top, n - 1)[1]
+                assert (y - size / 2 > last) if top else (y + size / 2 < last), (s.cube_at, n)
+    assert sides == {True, False}
+    assert not any(sample_scene(np.random.default_rng(k), rig).cube_place == "end" for k in range(50))
+    scene = Scene(counts=np.zeros((27, 2), np.int16), cube_value=8, cube_place="end",
+                  cube_at=(g.field()[0] - 50.0, 120.0, 32.0, 1))
+    f = render(rig, scene, np.random.default_rng(0), 0.0, 95)
+    # (where its top face shows: lifted by its height, away from the camera's eye by up to ~15 mm at the ends)
+    assert f.cube_px is None and abs(f.cube_mm[0] - (g.field()[0] - 50)) < 20 and abs(f.cube_mm[1] - 120) < 20
+
+
+@pytest.mark.skipif(not (MODELS / "cube.onnx").exists(), reason="reader weights not in models/")
+def test_cube_in_a_tray_or_on_the_frame_read_on_held_out_rendered_boards():
+    """Held-out boards (a scheme and rigs never trained on) with the cube in a tray or on the frame on every board:
+    found there, on its owner's side (or centred, showing 64), with its value; the cube on the bar as before. The
+    values off the bar are a floor, not the target (48 frames, 2026-12-07: place 0.85, value 0.77: faces turned at
+    any angle misread; `models/cube.md`)."""
+    m = evaluate(Readers(threads=1), "standard", 24, cube_ends=1.0)
+    assert m["cube_place_acc"] >= 0.7 and m["cube_value_acc"] >= 0.65, m
+    m = evaluate(Readers(threads=1), "standard", 24, cube_ends=0.0)
+    assert m["cube_place_acc"] >= 0.95 and m["cube_value_acc"] >= 0.95, m
+
+
+@pytest.mark.skipif(not DEFAULT_REAL.is_dir(), reason=f"no real pictures at {DEFAULT_REAL} (never copied into the "
+                    "project)")
+def test_cubes_in_trays_and_on_frames_of_real_boards():
+    """The 16 real pictures whose cube lies in a tray or on the frame (every stream frame): looked for in the strips
+    beyond the field's ends, found on 15, read right on 5 of the 14 legible (2026-12-07); few false cubes."""
+    labels = json.loads(LABELS.read_text())["pictures"]
+    f = bench_cube(DEFAULT_REAL, labels)["all folders"]
+    assert f["elsewhere"] == 16 and f["elsewhere_legible"] == 14
+    assert f["elsewhere_found"] >= 14 and f["elsewhere_right"] >= 5, f
+    assert f["false_on_bar"] <= 3 and f["false_elsewhere"] <= 5 and f["on_bar_right"] >= 2, f
+
+
+def test_a_cube_off_the_bar_survives_the_observations_file():
+    cube = CubeReading(np.array([0.0, 0.9, 0.1, 0, 0, 0, 0]), {"centre": 0.0, "top": 0.95, "bottom": 0.0,
+                                                                "off": 0.05}, frame=0.95)
+    obs = FrameObservation(3, 0.2, cube=cube)
+    back = FrameObservation.from_json(obs.to_json()).cube
+    assert back.frame == 0.95 and back.where == "top" and back.value == 2
+    plain = FrameObservation.from_json(FrameObservation(3, 0.2, cube=CubeReading(cube.values, cube.place)).to_json())
+    assert plain.cube.frame == 0.0

@@ -20,7 +20,17 @@ from vision.synth.draw import BoardPainter, Canvas
 from vision.synth.rig import Rig
 from vision.synth.scene import DARK, LIGHT, Die, Scene, slot_counts
 from vision.synth.stills import CLASSES, write_stills
-from vision.synth.style import SCHEMES, BusyBar, CheckerMark, DiceCups, DiceLook, MakersPrint, random_style
+from vision.synth.style import (
+    SCHEMES,
+    BusyBar,
+    CheckerMark,
+    CubeLook,
+    DiceCups,
+    DiceLook,
+    EndCards,
+    MakersPrint,
+    random_style,
+)
 from vision.synth.truth import match_from_truth, read_truth
 from vision.synth.video import render_match
 
@@ -390,3 +400,53 @@ def test_the_truth_alone_is_the_videos_truth(tmp_path):
     assert (tmp_path / "t.jsonl").read_bytes() == (tmp_path / "v.jsonl").read_bytes()
     assert alone == with_video
     assert not (tmp_path / "t.mp4").exists()
+
+
+def test_players_who_keep_the_cube_off_the_bar(tmp_path):
+    """`render_match(cube_ends=True)`: the cube lies in the tray end's middle all match, centred showing 64 at each
+    game's start, turned on its owner's side after a take; the truth places it as the reader does (centre / top /
+    bottom) and says it is off the bar."""
+    record = read_mat(SAMPLES[0])
+    truth = tmp_path / "t.jsonl"
+    render_match(record, None, truth, seed=3, games=1, progress=False, cube_ends=True)
+    rows = [json.loads(line) for line in truth.read_text().splitlines()]
+    cubes = [r["cube"] for r in rows if r["type"] == "frame"]
+    assert all(c["frame"] for c in cubes)
+    assert cubes[0]["value"] == 1 and cubes[0]["place"] == "centre"
+    turned = [c for c in cubes if c["value"] > 1]
+    assert turned and all(c["place"] in ("top", "bottom") for c in turned)
+    takes = [r for r in rows if r["type"] == "event" and r.get("kind") == "take"]
+    assert takes
+    for take in takes:  # once the taker has put it down (a cube move lasts under 2 s)
+        after = next(r["cube"] for r in rows if r["type"] == "frame" and r["t"] >= take["t"] + 2.0)
+        assert (after["value"], after["place"]) == (take["cube"], take["place"])
+
+
+def test_random_looks_make_cubes_of_their_own_and_put_score_cards_at_the_ends():
+    """Real cubes are black, white, red, their numbers on a disc or not, in any typeface; score flip cards lie
+    against the board's ends, where the cube is looked for. A share of the random looks draws each (`CubeLook`,
+    `EndCards`); the named schemes neither (the rendered footage stays as it was)."""
+    rng = np.random.default_rng(6)
+    looks = [random_style(rng) for _ in range(300)]
+    assert 0.6 < np.mean([st.cube_look is not None for st in looks]) < 0.8
+    assert 0.3 < np.mean([st.end_cards is not None for st in looks]) < 0.5
+    cubes = [st.cube_look for st in looks if st.cube_look is not None]
+    assert 0.25 < np.mean([c.disc is not None for c in cubes]) < 0.55 and len({c.font for c in cubes}) >= 4
+    assert all(st.cube_look is None and st.end_cards is None for st in SCHEMES.values())
+    g = BoardGeometry()
+    cv = Canvas.around(g, 2.0)
+    base = replace(SCHEMES["tournament_green"], texture=0.0)
+    cards = EndCards(((False, 0.5, 20.0),), ("1", "5"))
+    plain = BoardPainter(g, base, cv, np.random.default_rng(1)).static.astype(float)
+    carded = BoardPainter(g, replace(base, end_cards=cards), cv, np.random.default_rng(1)).static.astype(float)
+    changed = np.abs(carded - plain).max(2) > 10
+    ys, xs = np.nonzero(changed)
+    (left, _), (right, _) = cv.px(-g.width / 2 + 20 - 70, 0), cv.px(-g.width / 2 + 20, 0)
+    assert changed.any() and xs.min() >= left - 1 and xs.max() <= right + 1  # the card, over the frame by 20 mm
+    scene = Scene(counts=np.zeros((27, 2), np.int16), cube_value=2, cube_place="end",
+                  cube_at=(g.field()[0] - 50, 0.0, 32.0, 30.0))
+    look = CubeLook((20, 20, 20), (20, 20, 20), (235, 235, 235), 2, 1.0)  # black, its 2 in black on a pale disc
+    img = BoardPainter(g, replace(base, cube_look=look), cv, np.random.default_rng(1)).paint(scene)[0]
+    px, py = cv.px(g.field()[0] - 50, 0.0)
+    centre = img[int(py) - 3:int(py) + 4, int(px) - 30:int(px) + 31].mean(2)
+    assert centre.max() > 200 and centre.min() < 60  # the pale disc and the number on it

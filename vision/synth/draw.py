@@ -17,7 +17,7 @@ import numpy as np
 
 from ..geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from .scene import DARK, LIGHT, Die, Hand, Scene
-from .style import BusyBar, CheckerMark, DiceCups, DiceLook, MakersPrint, Style, texture
+from .style import BusyBar, CheckerMark, DiceCups, DiceLook, EndCards, MakersPrint, Style, texture
 
 PIPS = {
     1: [(0, 0)],
@@ -144,7 +144,24 @@ class BoardPainter:
         sx = -cx
         self._score_rect = (sx - 40, -60.0, sx + 40, 60.0)
         rect(*self._score_rect, (235, 235, 235), 0.03)
+        if st.end_cards is not None:
+            self._paint_end_cards(img, st.end_cards)
         return np.clip(img, 0, 255).astype(np.uint8)
+
+    def _paint_end_cards(self, img: np.ndarray, ec: EndCards) -> None:
+        """Flip cards (70 x 100 mm, two big digits each) on the table against an end of the board, over its frame
+        by the overlap (no draws: the style's generator is the rig's)."""
+        g, cv = self.geom, self.canvas
+        for k, (right, yf, overlap) in enumerate(ec.places):
+            x0 = g.width / 2 - overlap if right else -g.width / 2 + overlap - 70
+            yc = (yf - 0.5) * g.height
+            a, b, c, d = cv.box(x0, yc - 50, x0 + 70, yc + 50)
+            card = np.full((d - b, c - a, 3), (232, 232, 228), np.uint8)  # (putText draws on 8-bit images only)
+            for j, yy in enumerate((45.0, 95.0)):  # digits 35-40 mm tall, as a flip card's
+                _text(card, ec.digits[(2 * k + j) % len(ec.digits)], (5 * cv.scale, yy * cv.scale),
+                      0.12 * cv.scale * 12, (25, 25, 25))
+            A, B = max(a, 0), max(b, 0)
+            img[B:d, A:c] = card[B - b:, A - a:][:img.shape[0] - B, :img.shape[1] - A]
 
     def _paint_busy_bar(self, img: np.ndarray, bb: BusyBar, rng: np.random.Generator) -> None:
         """Stripes along the bar (inlay, a printed pattern) and metal hinges across it, over its grain."""
@@ -281,11 +298,21 @@ class BoardPainter:
                     k += 1
 
     def _cube(self, img, scene: Scene, drawn) -> None:
-        x, y = self.geom.cube_spot(scene.cube_place)
-        x, y, _ = self.lift(x, y, self.geom.cube_size)
-        size = self.geom.cube_size * self.canvas.scale
-        rgb, alpha = _cube_sprite(int(round(size)), scene.cube_value, self.style.cube, self.style.cube_ink,
-                                  scene.cube_place == "top")
+        if scene.cube_place == "end":  # in a tray or on the frame, of its own size, any way round
+            x, y, mm, turn = scene.cube_at
+        else:
+            (x, y), mm, turn = self.geom.cube_spot(scene.cube_place), self.geom.cube_size, 0.0
+        x, y, _ = self.lift(x, y, mm)
+        size = mm * self.canvas.scale
+        look = self.style.cube_look
+        if look is None:
+            rgb, alpha = _cube_sprite(int(round(size)), scene.cube_value, self.style.cube, self.style.cube_ink,
+                                      scene.cube_place == "top")
+        else:
+            rgb, alpha = _cube_sprite(int(round(size)), scene.cube_value, look.body, look.ink,
+                                      scene.cube_place == "top", look.disc, look.font, look.weight)
+        if turn % 360:
+            rgb, alpha = _turned(rgb, alpha, turn)
         px, py = self.canvas.px(x, y)
         _blend_alpha(img, None, self._shadow_for(rgb.shape[0]), px + 0.15 * size, py + 0.2 * size, 0.4)
         _blend_alpha(img, rgb, alpha, px, py)
@@ -592,19 +619,40 @@ def _die_sprite(size: int, value: int, angle: int, cocked: bool, colour: tuple, 
 
 
 @lru_cache(maxsize=64)
-def _cube_sprite(size: int, value: int, colour: tuple, ink: tuple, flipped: bool):
+def _cube_sprite(size: int, value: int, colour: tuple, ink: tuple, flipped: bool, disc: tuple | None = None,
+                 font: int = cv2.FONT_HERSHEY_DUPLEX, weight: float = 1.0):
+    """A cube's top face: its body, a darker edge, the number (on a disc, in ``font`` at ``weight``: `CubeLook`)."""
     size = max(size, 8)
     rgb = np.empty((size, size, 3), np.uint8)  # putText draws on 8-bit images only
     rgb[:] = colour
     cv2.rectangle(rgb, (0, 0), (size - 1, size - 1), [int(c * 0.75) for c in colour], max(1, size // 14))
     text = CUBE_FACES.get(value, str(value))
-    scale = size / (48 if len(text) > 1 else 34)
-    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, max(1, size // 18))
-    cv2.putText(rgb, text, ((size - tw) // 2, (size + th) // 2), cv2.FONT_HERSHEY_DUPLEX, scale, ink,
-                max(1, size // 18), cv2.LINE_AA)
+    thick = max(1, size // 18) if weight == 1.0 else max(1, int(round(size / 18 * weight)))
+    if disc is not None:
+        cv2.circle(rgb, (size // 2, size // 2), int(size * 0.4), disc, -1, cv2.LINE_AA)
+    if font == cv2.FONT_HERSHEY_DUPLEX and disc is None:
+        scale = size / (48 if len(text) > 1 else 34)
+    else:  # another typeface: the same share of the face (smaller on a disc)
+        (w1, h1), _ = cv2.getTextSize(text, font, 1.0, thick)
+        room = 0.62 if disc is not None else 0.78
+        scale = min(room * size / max(w1, 1), (0.5 if disc is not None else 0.6) * size / max(h1, 1))
+    (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
+    cv2.putText(rgb, text, ((size - tw) // 2, (size + th) // 2), font, scale, ink, thick, cv2.LINE_AA)
     if flipped:
         rgb = rgb[::-1, ::-1]
     return rgb.astype(np.float32), np.ones((size, size), np.float32)
+
+
+def _turned(rgb: np.ndarray, alpha: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """A sprite turned by ``degrees`` about its centre, on a canvas large enough to hold it."""
+    h, w = alpha.shape
+    t = np.radians(degrees)
+    side = int(np.ceil(w * abs(np.cos(t)) + h * abs(np.sin(t)))) + 2
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), float(degrees), 1.0)
+    m[:, 2] += (side - w) / 2, (side - h) / 2
+    out = cv2.warpAffine(rgb, m, (side, side), flags=cv2.INTER_LINEAR)
+    a = cv2.warpAffine(alpha, m, (side, side), flags=cv2.INTER_LINEAR)
+    return out, a
 
 
 def _text(img, text: str, org: tuple[float, float], scale: float, colour) -> None:

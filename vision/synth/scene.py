@@ -46,7 +46,8 @@ class Scene:
     counts: np.ndarray  # (27, 2) int: light, dark per physical slot
     dice: tuple[Die, ...] = ()
     cube_value: int = 1
-    cube_place: str = "centre"  # centre / top / bottom / off
+    cube_place: str = "centre"  # centre / top / bottom (of the bar) / end (in a tray or on the frame) / off
+    cube_at: tuple[float, float, float, float] | None = None  # "end": x, y (mm), its size (mm), its turn (degrees)
     hands: tuple[Hand, ...] = ()
     clock: tuple[float, float] = (840.0, 840.0)  # seconds left: bottom player, top player
     clock_running: int | None = None  # 0 bottom, 1 top
@@ -60,7 +61,7 @@ class Scene:
 
     def key(self) -> tuple:
         """Everything that changes the picture (for reusing a rendered frame)."""
-        return (self.counts.tobytes(), self.dice, self.cube_value, self.cube_place, self.hands,
+        return (self.counts.tobytes(), self.dice, self.cube_value, self.cube_place, self.cube_at, self.hands,
                 int(self.clock[0]), int(self.clock[1]), self.clock_running, self.score, self.shift, self.bar_middle)
 
 

@@ -72,6 +72,28 @@ class DiceLook:
 
 
 @dataclass(frozen=True)
+class CubeLook:
+    """A doubling cube of its own make (the named schemes: a pale cube with its numbers in one plain font): a dark
+    body with light numbers, the numbers on a disc of their own (tournament cubes: a black cube, a cream disc), in
+    another typeface and weight."""
+
+    body: tuple[int, int, int]
+    ink: tuple[int, int, int]
+    disc: tuple[int, int, int] | None  # a disc behind the number, or none
+    font: int  # an OpenCV Hershey font
+    weight: float  # stroke thickness, share of the default's
+
+
+@dataclass(frozen=True)
+class EndCards:
+    """Score flip cards (and a clock's pale face) on the table against an end of the board, partly over its frame:
+    big printed digits beside where the cube rests, which the cube reader must not take for one."""
+
+    places: tuple[tuple[bool, float, float], ...]  # (right end, y as a share of the board's height, overlap mm)
+    digits: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Style:
     name: str
     table: BGR
@@ -98,6 +120,8 @@ class Style:
     cups: DiceCups | None = None
     mark: CheckerMark | None = None  # on both colours' checkers
     dice: DiceLook | None = None  # None: the flat sprite (the named schemes: the shipped weights were trained on it)
+    cube_look: CubeLook | None = None  # None: `cube` and `cube_ink` in the plain font (the named schemes)
+    end_cards: EndCards | None = None
 
 
 def _rgb(r: int, g: int, b: int) -> BGR:
@@ -179,7 +203,46 @@ def random_style(rng: np.random.Generator) -> Style:
                   bar=frame if rng.random() < 0.7 else any_colour(20, 150), light=light, dark=dark, die=die, pip=pip,
                   cube=cube, cube_ink=any_colour(0, 60, 200), texture=float(rng.uniform(0.0, 0.2)),
                   grain=float(rng.uniform(8, 40)), rim=float(rng.uniform(0.1, 0.4)))
-    return solid(marked(cupped(busy(printed(wooden(style, rng), rng), rng), rng)))
+    return carded(cubed(solid(marked(cupped(busy(printed(wooden(style, rng), rng), rng), rng)))))
+
+
+CUBE_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
+              cv2.FONT_HERSHEY_SIMPLEX | cv2.FONT_ITALIC, cv2.FONT_HERSHEY_PLAIN)
+
+
+def cubed(style: Style) -> Style:
+    """A cube of its own make on 70 % of the boards (`CubeLook`): real cubes are black, white, red, translucent,
+    their numbers on a disc or not, in any typeface. Drawn from the style's own colours, as `marked`."""
+    rng = np.random.default_rng([*style.cube, *style.cube_ink, *style.frame, 12])
+    if rng.random() >= 0.7:
+        return style
+    if rng.random() < 0.5:  # a dark body (black, or a deep colour) with pale numbers
+        body = _hsv(rng.uniform(0, 180), rng.uniform(0, 255) * rng.random(), rng.uniform(10, 110))
+        ink = _hsv(rng.uniform(0, 180), rng.uniform(0, 60), rng.uniform(200, 250))
+    else:
+        body, ink = style.cube, style.cube_ink
+    disc = None
+    if rng.random() < 0.4:  # the numbers on a disc of the opposite shade (and the ink on it the body's)
+        disc = _hsv(rng.uniform(0, 180), rng.uniform(0, 60), rng.uniform(200, 250)) if _lab(body)[0] < 128 else \
+            _hsv(rng.uniform(0, 180), rng.uniform(0, 200), rng.uniform(10, 90))
+        ink = body if rng.random() < 0.7 else ink
+        if abs(_lab(ink)[0] - _lab(disc)[0]) < 60:
+            ink = (20, 20, 20) if _lab(disc)[0] > 128 else (235, 235, 235)
+    return replace(style, cube_look=CubeLook(body, ink, disc, int(CUBE_FONTS[int(rng.integers(len(CUBE_FONTS)))]),
+                                             float(rng.uniform(0.6, 1.8))))
+
+
+def carded(style: Style) -> Style:
+    """Score flip cards against an end of the board on 40 % of the boards (`EndCards`). Drawn from the style's own
+    colours, as `marked`."""
+    rng = np.random.default_rng([*style.table, *style.frame, *style.light, 13])
+    if rng.random() >= 0.4:
+        return style
+    n = 1 if rng.random() < 0.6 else 2
+    places = tuple((bool(rng.random() < 0.5), float(rng.uniform(0.1, 0.9)), float(rng.uniform(-10, 45)))
+                   for _ in range(n))
+    digits = tuple(str(int(rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 13, 15]))) for _ in range(2 * n))
+    return replace(style, end_cards=EndCards(places, digits))
 
 
 MARK_KINDS = ("dot", "ring", "ring_dot", "logo")

@@ -116,8 +116,11 @@ class Director:
 
     def __init__(self, record: MatchRecord, seating: Seating, geom: BoardGeometry, rng: np.random.Generator,
                  rules: RulesProfile, appearance: Appearance, pacing: Pacing, games: int | None = None,
-                 clock_x: float = -466.0):
+                 clock_x: float = -466.0, cube_ends: bool = False):
+        """``cube_ends``: the players keep the cube off the bar, in the tray end's middle (between the two
+        trays, clear of borne-off checkers: centred in the middle, turned on its owner's side), as at tournaments."""
         self.record, self.seating, self.geom, self.rng = record, seating, geom, rng
+        self.cube_ends = cube_ends
         self.rules, self.look, self.pace = rules, appearance, pacing
         self.shots: list[Shot] = []
         self.events: list[TruthEvent] = []
@@ -126,7 +129,7 @@ class Director:
         self.move = 0
         self.clock = ClockModel(rules.clock_reserve_s, rules.clock_delay_s)
         opening = Position.opening()
-        self.scene = Scene(counts=slot_counts(opening, seating), length=record.length)
+        self.scene = Scene(counts=slot_counts(opening, seating), length=record.length, **self._cube_at("centre"))
         self.settled: list[tuple[float, Position]] = [(0.0, opening)]  # settled positions over time, for truth
         self.max_games = games
         self.clock_x = clock_x
@@ -326,12 +329,28 @@ class Director:
 
     # ------------------------------------------------------------------ cube
 
+    def _cube_at(self, place: str, value: int | None = None) -> dict:
+        """The scene's cube fields for a cube put at ``place`` (centre / top / bottom / off), on the bar or, where
+        the players keep it off the bar (``cube_ends``), in the tray end's middle."""
+        if not self.cube_ends or place == "off":
+            return {"cube_place": place, "cube_at": None}
+        x0, _, x1, _ = self.geom.end_rect(self.geom.trays_right)
+        y = {"centre": 0.0, "top": -70.0, "bottom": 70.0}[place] + float(self.rng.uniform(-8, 8))
+        x = (x0 + x1) / 2 + float(self.rng.uniform(-8, 8))
+        return {"cube_place": "end", "cube_at": (round(x, 1), round(y, 1), self.geom.cube_size,
+                                                 90.0 * int(self.rng.integers(4)))}
+
+    def _cube_xy(self) -> tuple[float, float]:
+        s = self.scene
+        return s.cube_at[:2] if s.cube_place == "end" else self.geom.cube_spot(s.cube_place)
+
     def cube_to(self, player: int, value: int, place: str, kind: str) -> None:
-        x0, y0 = self.geom.cube_spot(self.scene.cube_place)
-        x1, y1 = self.geom.cube_spot(place)
+        x0, y0 = self._cube_xy()
+        turned = self.scene.with_(cube_value=value, **self._cube_at(place))
+        x1, y1 = turned.cube_at[:2] if turned.cube_place == "end" else self.geom.cube_spot(place)
         ey = self._edge_y(player)
         keys = [Key(0.0, x0, ey), Key(0.35, x0, y0), Key(0.65, x1, y1), Key(1.0, x1, ey)]
-        states = [(0.0, self.scene), (0.5, self.scene.with_(cube_value=value, cube_place=place))]
+        states = [(0.0, self.scene), (0.5, turned)]
         self._add(1.4 * float(self.rng.uniform(0.8, 1.3)), states, [self._track(player, keys)])
         self._emit(kind, player, cube=value, place=place)
 
@@ -341,8 +360,8 @@ class Director:
         """Both players gather the checkers and set up the next game; the score is updated."""
         g = self.geom
         sb = score if self.seating.p0_bottom else score[::-1]
-        fresh = self.scene.with_(counts=slot_counts(next_position, self.seating), dice=(),
-                                 cube_value=1, cube_place="off" if crawford else "centre", score=sb)
+        fresh = self.scene.with_(counts=slot_counts(next_position, self.seating), dice=(), cube_value=1,
+                                 score=sb, **self._cube_at("off" if crawford else "centre"))
         tracks = []
         for player in (0, 1):
             ey = self._edge_y(player)
@@ -370,7 +389,7 @@ class Director:
             self.game = gr.game.number
             self.move = 0
             if gr.crawford:
-                self.scene = self.scene.with_(cube_place="off")
+                self.scene = self.scene.with_(cube_place="off", cube_at=None)
             self._emit("game_start", score=list(score), crawford=gr.crawford)
             self.play_game(gr)
             self._emit("game_end", gr.winner, points=gr.points, ending=gr.ending, score=list(gr.score_after))

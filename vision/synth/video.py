@@ -53,14 +53,14 @@ class RenderStats:
 
 
 def plan(record: MatchRecord, rig: Rig, seed: int, rules: str = "bmab", games: int | None = None,
-         pacing: Pacing | None = None) -> Director:
+         pacing: Pacing | None = None, cube_ends: bool = False) -> Director:
     rng = np.random.default_rng([seed, 1])
     rules_profile = RULES[rules]
     if pacing is None:
         pacing = pacing_for(rig.profile)
         pacing.own_dice = bool(rng.random() < 0.7)  # most events: each player has a pair
     director = Director(record, rig.seating, rig.geom, rng, rules_profile, rig.look, pacing, games=games,
-                        clock_x=rig.clock_x)
+                        clock_x=rig.clock_x, cube_ends=cube_ends)
     director.run()
     return director
 
@@ -69,13 +69,14 @@ def render_match(record: MatchRecord, out: str | Path | None, truth: str | Path 
                  profile: str = "standard",
                  seed: int = 0, fps: float = 15.0, size: tuple[int, int] = (1280, 720), games: int | None = None,
                  rules: str = "bmab", progress: bool = True, schemes: list[str] | None = None,
-                 until_s: float | None = None) -> RenderStats:
+                 until_s: float | None = None, cube_ends: bool = False) -> RenderStats:
     """Film ``record`` played on a simulated board; ``schemes``: the board's look is drawn from these
-    (default: every named scheme; see `vision.synth.style`); ``until_s``: only the first seconds of it. ``out``
+    (default: every named scheme; see `vision.synth.style`); ``until_s``: only the first seconds of it;
+    ``cube_ends``: the players keep the cube in the tray end's middle, not on the bar (`Director`). ``out``
     None: the truth alone, the same as with the video (nothing drawn or encoded: the decoder's tests and tools
     read only the truth, and drawing is most of the cost)."""
     rig = Rig.build(profile, seed, size, schemes=schemes)
-    director = plan(record, rig, seed, rules, games)
+    director = plan(record, rig, seed, rules, games, cube_ends=cube_ends)
     duration = director.t if until_s is None else min(director.t, until_s)
     n = int(math.ceil(duration * fps))
     with contextlib.ExitStack() as stack:
@@ -156,10 +157,13 @@ def _frame_truth(i: int, t: float, shot, scene: Scene, rig: Rig, director: Direc
         (u, v), = rig.to_image([(d.x, d.y)], shift, d.z + rig.geom.die_size)
         dice.append({"value": d.value, "cocked": d.cocked, "on_checker": d.on_checker, "moving": d.moving,
                      "uv": [round(float(u), 1), round(float(v), 1)], "xy": [round(d.x, 1), round(d.y, 1)]})
-    cx, cy = rig.geom.cube_spot(scene.cube_place)
+    end = scene.cube_place == "end"
+    cx, cy = scene.cube_at[:2] if end else rig.geom.cube_spot(scene.cube_place)
     (cu, cv), = rig.to_image([(cx, cy)], shift, rig.geom.cube_size)
+    # a cube off the bar is placed as the reader places it: centred where it shows 64, else on its owner's side
+    place = ("centre" if scene.cube_value == 1 else "top" if cy < 0 else "bottom") if end else scene.cube_place
     return {"type": "frame", "i": i, "t": round(t, 3), "game": shot.game, "move": shot.move,
             "slots": scene.counts.tolist(), "position": xgid(XgState(director.position_at(t))).split(":")[0][5:],
-            "dice": dice, "cube": {"value": scene.cube_value, "place": scene.cube_place,
+            "dice": dice, "cube": {"value": scene.cube_value, "place": place, "frame": end,
                                    "uv": [round(float(cu), 1), round(float(cv), 1)]},
             "hands": bool(scene.hands), "corners": corners_cache[shift]}

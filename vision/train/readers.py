@@ -52,14 +52,19 @@ from .real_dice import MASTER_PX_RANGE
 PER_RIG = 8
 SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
 HEAT_FRAMES = 4000  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
-DATA_VERSION = 11  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
+DATA_VERSION = 14  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
 # 4 = dice of 13-19.5 mm and checkers shrunk to a die's size as negatives (read at a board's own dice size),
 # 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers,
 # 6 = makers' prints on the field between the rows, 7 = busy bars (loud grain, stripes, hinges),
 # 8 = dice cups left on the field, 9 = marks on the checkers (dots, rings, logos), 10 = dice drawn as cubes (their side
 # faces towards the camera), half of those translucent, 11 = no cube on a bar narrower than
 # `geometry.CUBE_BAR_MIN_MM` (a hinge: off the board) and, where the cube is not in the bar's middle, half the bars'
-# checkers from the middle
+# checkers from the middle, 12 = the cube in a tray or on the frame at either end on `TRAIN_CUBE_ENDS` of the boards
+# (of its own size, any way round), and cube windows over those ends, 13 = cubes of their own make (dark bodies,
+# numbers on a disc, other typefaces: `style.CubeLook`), score flip cards against the board's ends (`style.EndCards`),
+# the cube set aside below the board's near edge (clear of the ends), 14 = every face alike off the bar
+TRAIN_CUBE_ENDS = 0.3  # the share of rendered boards whose cube lies off the bar, in a tray or on the frame
+END_NEGATIVES = 3  # cube windows with no cube cut per frame from the strips beyond the field's ends
 BATCH = {"points": 96, "bar": 48, "tray": 64, "dice": 96, "cube": 96, "dice_heat": 24}  # times --batch-scale
 DICE_CHANNELS = (16, 32, 32, 64, 64)  # the dice classifier's conv layers (--dice-channels: e.g. 24 48 48 96 96)
 HEAT_PATCH = 128  # half-resolution px: the heat-map trains on patches (it is fully convolutional)
@@ -75,8 +80,9 @@ def _gen_chunk(job: tuple) -> dict[str, np.ndarray]:
     schemes, rig_seeds, per_rig, seed, profiles, heat, noise, shaped, kw = job
     rng = np.random.default_rng([seed, 3])
     acc: dict[str, list] = {}
-    for f in frames(schemes, rig_seeds, per_rig, seed, profiles=profiles, corner_noise=noise, shaped=shaped):
-        for k, v in examples(f, rng, with_heat=heat, **kw).items():
+    for f in frames(schemes, rig_seeds, per_rig, seed, profiles=profiles, corner_noise=noise, shaped=shaped,
+                    cube_ends=TRAIN_CUBE_ENDS):
+        for k, v in examples(f, rng, with_heat=heat, end_negatives=END_NEGATIVES, **kw).items():
             acc.setdefault(k, []).extend(v)
     out = {}
     for k, v in acc.items():
@@ -666,6 +672,9 @@ def _schemes_text(version: int = DATA_VERSION) -> str:
     if version >= 10:
         looks.append("dice drawn as cubes on 60 % (the side faces the camera sees, with their pips), half of those "
                      "translucent")
+    if version >= 13:
+        looks.append("cubes of their own make on 70 % (dark bodies, numbers on a disc, other typefaces) and score "
+                     "flip cards against an end of the board on 40 %")
     text = (f"{', '.join(named)}, and {share:.0%} of the boards in random looks ({'; '.join(looks)}: "
             f"`vision.synth.style.random_style`; data version {version})")
     if version >= 5:
@@ -711,7 +720,9 @@ DESIGNS = {
             "averaged (`vision.readers.DICE_TURNS`).",
     "cube": "The three places on the bar (centre, top end turned half round, bottom end), each a 62 mm window "
             "resized to 64x64: five conv layers, FC 128, 7-way: no cube, or the face 2, 4, 8, 16, 32, 64. "
-            "A centred 64 reads as value 1; no cube on the bar reads as 'off'.",
+            "A centred 64 reads as value 1. The same windows slide over the strips beyond the field's ends "
+            "(`rectify.rectify_ends`: 6 columns x 16 rows): a cube found there showing 64 is centred, another lies "
+            "on its owner's side; no cube anywhere reads as 'off'.",
 }
 
 
@@ -745,7 +756,10 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
              f"{_schemes_text(data_version)}; profiles clean:standard:hard = 1:3:2; rig seeds "
              f"{train_rig_seed(seed, 0)}.. ; every count 0..15 sampled on purpose (40 % of boards from random "
              "legal games, 60 % free layouts); 0-4 dice anywhere on the halves, 12 % cocked; the cube at any "
-             "place; corner noise N(0, s) px with s ~ U(0, 3); JPEG quality 35..95.",
+             "place on the bar" + (f", or (on {TRAIN_CUBE_ENDS:.0%} of the boards) in a tray or on the frame at either "
+                                   f"end, 24-40 mm, any way round, with {END_NEGATIVES} empty windows a frame over "
+                                   "those ends" if data_version >= 12 else "")
+             + "; corner noise N(0, s) px with s ~ U(0, 3); JPEG quality 35..95.",
              f"- calibration: {max(200, n_frames // 12)} frames, same schemes, rig seeds from "
              f"{CALIB_SEED0 + 1000 * seed}.",
              f"- held-out evaluation: scheme {', '.join(HELD_OUT_SCHEMES)} (never trained on), rig seeds from "

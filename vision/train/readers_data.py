@@ -31,14 +31,18 @@ from ..observation import MAX_COUNT
 from ..readers import (
     BAR_PLACES,
     CUBE_FACES,
+    CUBE_WINDOW,
     DIE_CROP,
+    END_STEP,
     cube_crops,
     die_crop,
+    end_crops,
+    end_windows,
     heat_input,
     point_label,
     slot_crops,
 )
-from ..rectify import board_to_rect, homography, rectify
+from ..rectify import SCALE, board_to_rect, homography, rectify, rectify_ends
 from ..synth.rig import Rig
 from ..synth.scene import Die, Scene, slot_counts, stack_under
 from ..synth.style import RANDOM
@@ -122,9 +126,11 @@ def sample_counts(rng: np.random.Generator, rig: Rig) -> np.ndarray:
 
 
 def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None = None, max_dice: int = 4,
-                 cocked_rate: float = 0.12, bar_middle: float = 0.5) -> Scene:
+                 cocked_rate: float = 0.12, bar_middle: float = 0.5, cube_ends: float = 0.0) -> Scene:
     """A quiet board (no hands): counts, 0..4 dice anywhere on the two halves (both players' pairs,
-    some cocked, some resting on checkers), the cube at any of its places, a bump of the board."""
+    some cocked, some resting on checkers), the cube at any of its places, a bump of the board. ``cube_ends``: the
+    share of boards whose cube lies in a tray or on the frame at either end (`end_spot`; 0 draws the scenes of
+    before, exactly)."""
     g = rig.geom
     counts = sample_counts(rng, rig) if counts is None else counts
     fx0, fy0, fx1, fy1 = g.field()
@@ -152,14 +158,46 @@ def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None =
                            [0.7, 0.0, 0.0, 0.3]))
     value = 1 if place == "centre" else int(rng.choice(CUBE_VALUES[1:]))
     place = g.cube_rests(place)  # after the value is drawn: the same draws on every board
+    cube_at = None
+    if cube_ends > 0 and rng.random() < cube_ends:
+        place, cube_at = "end", end_spot(rng, g, counts)
+        # every face alike (a 64 off the bar is the centred cube): a face seen as often as the bar's centred 64
+        # becomes the reader's guess for any cube it cannot read
+        value = int(rng.choice(CUBE_VALUES[1:]))
+        value = 1 if value == 64 else value
     shift = (float(rng.normal(0, 4)), float(rng.normal(0, 3)), float(rng.normal(0, 0.8))) if rig.profile.tilt \
         else (0.0, 0.0, 0.0)
     # real players put a hit checker anywhere on the bar, its middle too (where the cube is not): a share `bar_middle`
     # of such boards have them there (renders had left it free, and a real checker there was read as a cube showing 32)
     middle = place != "centre" and counts[BAR_SLOT].any() and bar_middle > 0 and rng.random() < bar_middle
-    return Scene(counts=counts, dice=tuple(dice), cube_value=value, cube_place=place,
+    return Scene(counts=counts, dice=tuple(dice), cube_value=value, cube_place=place, cube_at=cube_at,
                  shift=tuple(round(v, 1) for v in shift), score=(int(rng.integers(0, 7)), int(rng.integers(0, 7))),
                  bar_middle=bool(middle))
+
+
+def end_spot(rng: np.random.Generator, g: BoardGeometry, counts: np.ndarray) -> tuple[float, float, float, float]:
+    """Where a cube off the bar lies (x, y mm), its size (mm: real cubes are 25-40 mm) and its turn (degrees): in
+    the strip beyond either end of the field (`BoardGeometry.end_rect`: frame, tray, frame, the table's edge), clear
+    of the borne-off checkers standing in a tray."""
+    size = float(rng.uniform(24.0, 40.0))
+    for _ in range(20):
+        x0, y0, x1, y1 = g.end_rect(bool(rng.random() < 0.5))
+        x = float(rng.uniform(x0 + 12, x1 - 12))
+        y = float(rng.uniform(y0 + size / 2 + 2, y1 - size / 2 - 2))
+        clear = True
+        for top, slot in ((True, TRAY_TOP), (False, TRAY_BOTTOM)):
+            tx0, ty0, tx1, ty1 = g.tray_rect(top)
+            n = int(counts[slot].sum())
+            if n and tx0 - size / 2 < x < tx1 + size / 2:
+                # the checkers fill the tray from its end inwards: the cube must not lie on them
+                last = g.tray_spot(top, n - 1)[1]
+                a, b = (ty0, last + 6) if top else (last - 6, ty1)
+                clear &= not (y - size / 2 < b and y + size / 2 > a)
+        if clear:
+            break
+    # most lie square to the board, any side up; some at any angle
+    turn = 90.0 * int(rng.integers(4)) + float(rng.normal(0, 10)) if rng.random() < 0.6 else float(rng.uniform(0, 360))
+    return round(x, 1), round(y, 1), round(size, 1), round(turn, 1)
 
 
 def _dice_p(max_dice: int) -> np.ndarray:
@@ -178,9 +216,11 @@ class Frame:
     geom: BoardGeometry
     scene: Scene
     dice_px: list[tuple[Die, float, float]] = field(default_factory=list)  # where each die shows, rectified px
-    cube_px: tuple[float, float] | None = None
+    cube_px: tuple[float, float] | None = None  # where the cube on the bar shows, rectified px
     profile: str = ""
     scheme: str = ""
+    ends: np.ndarray | None = None  # the strips beyond the field's ends (`rectify_ends`)
+    cube_mm: tuple[float, float] | None = None  # where a cube in a tray or on the frame shows, board mm
 
 
 def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float, jpeg: int | None,
@@ -211,21 +251,27 @@ def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float
         return float(r[0]), float(r[1])
 
     dice_px = [(die, *to_rect(px, py)) for die, px, py, _ in drawn["dice"]]
-    cube_px = None
-    if drawn["cube"] is not None and scene.cube_place != "off":
+    cube_px = cube_mm = None
+    if drawn["cube"] is not None and scene.cube_place == "end":
+        _, _, px, py, _ = drawn["cube"]
+        x, y = to_rect(px, py)
+        cube_mm = (x / SCALE - geom.width / 2, y / SCALE - geom.height / 2)
+    elif drawn["cube"] is not None and scene.cube_place != "off":
         _, _, px, py, _ = drawn["cube"]
         cube_px = to_rect(px, py)
-    return Frame(rect, geom, scene, dice_px, cube_px, rig.profile.name, rig.scheme)
+    return Frame(rect, geom, scene, dice_px, cube_px, rig.profile.name, rig.scheme, rectify_ends(img, H, geom),
+                 cube_mm)
 
 
 def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, profiles=TRAIN_PROFILES,
            corner_noise: tuple[float, float] = (0.0, 3.0), jpeg: tuple[int, int] = (35, 95),
            max_dice: int = 4, die_size: float | tuple[float, float] = TRAIN_DIE_MM, shaped: float = 0.0,
-           bar_middle: float = 0.5):
+           bar_middle: float = 0.5, cube_ends: float = 0.0):
     """Rendered frames, ``per_rig`` per rig; profiles cycle with the rig; corner noise (px, sigma)
     and JPEG quality drawn per frame from the given ranges; dice of ``die_size`` mm (a range: drawn per rig);
     ``shaped``: the share of rigs whose board has a shape of its own, rectified as the observer would;
-    ``bar_middle``: of boards with checkers on the bar and the cube elsewhere, the share with them in its middle."""
+    ``bar_middle``: of boards with checkers on the bar and the cube elsewhere, the share with them in its middle;
+    ``cube_ends``: the share of boards with the cube in a tray or on the frame (`sample_scene`)."""
     rng = np.random.default_rng([seed, 11])
     for k, rs in enumerate(rig_seeds):
         prof = profiles[k % len(profiles)]
@@ -233,7 +279,7 @@ def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, pr
         shape = random_shape(rng) if shaped and rng.random() < shaped else None
         rig = Rig.build(prof, rs, SIZE, schemes=schemes, die_size=mm, shape=shape)
         for i in range(per_rig):
-            scene = sample_scene(rng, rig, max_dice=max_dice, bar_middle=bar_middle)
+            scene = sample_scene(rng, rig, max_dice=max_dice, bar_middle=bar_middle, cube_ends=cube_ends)
             noise = float(rng.uniform(*corner_noise))
             q = int(rng.integers(jpeg[0], jpeg[1] + 1)) if jpeg else None
             yield render(rig, scene, rng, noise, q, i, observed=shape is not None)
@@ -243,8 +289,10 @@ def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, pr
 
 
 def examples(frame: Frame, rng: np.random.Generator, keep_empty: float = 0.5, die_jitter: float = 2.5,
-             die_copies: int = 3, negatives: int = 5, with_heat: bool = True) -> dict[str, list]:
-    """Cut one frame into labelled examples for every model (lists, to be stacked)."""
+             die_copies: int = 3, negatives: int = 5, with_heat: bool = True, end_negatives: int = 0
+             ) -> dict[str, list]:
+    """Cut one frame into labelled examples for every model (lists, to be stacked); ``end_negatives``: cube
+    windows over the strips beyond the field's ends with no cube in them (`_end_examples`)."""
     g, counts, rect = frame.geom, frame.scene.counts, frame.rect
     out: dict[str, list] = {k: [] for k in ("pt_x", "pt_y", "bar_x", "bar_y", "tray_x", "tray_y", "cube_x",
                                            "cube_y", "die_x", "die_y", "die_aux", "heat_x", "heat_pts")}
@@ -269,6 +317,10 @@ def examples(frame: Frame, rng: np.random.Generator, keep_empty: float = 0.5, di
             lab = 1 + CUBE_FACES.index(face)
         out["cube_x"].append(wins[i])
         out["cube_y"].append(lab)
+    if frame.ends is not None:
+        for x, lab in _end_examples(frame, rng, end_negatives):
+            out["cube_x"].append(x)
+            out["cube_y"].append(lab)
     # dice: crops around where each die shows (off by what the heat-map's peak may be off by)
     centres = []
     for die, x, y in frame.dice_px:
@@ -303,6 +355,30 @@ def examples(frame: Frame, rng: np.random.Generator, keep_empty: float = 0.5, di
     if with_heat:
         out["heat_x"].append(heat_input(rect))
         out["heat_pts"].append(np.array(centres, np.float32).reshape(-1, 2))
+    return out
+
+
+def _end_examples(frame: Frame, rng: np.random.Generator, negatives: int, copies: int = 3) -> list:
+    """Cube windows over the ends (`readers.end_crops`, labelled as the bar's: 0 = no cube, else 1 + the face's
+    index): ``copies`` around a cube lying there, off its centre by up to half the scan's step (what the scanning
+    windows see), and ``negatives`` of the scan's own windows clear of it; a window the cube lies partly in is
+    neither (the scan always has one it lies well within)."""
+    g, out = frame.geom, []
+    half = END_STEP / 2
+    if frame.cube_mm is not None:
+        cx, cy = frame.cube_mm
+        face = 64 if frame.scene.cube_value == 1 else frame.scene.cube_value
+        at = np.array([[cx + rng.uniform(-half, half), cy + rng.uniform(-half, half)] for _ in range(copies)])
+        out += [(c, 1 + CUBE_FACES.index(face)) for c in end_crops(frame.ends, g, at)]
+    if negatives:
+        wins = end_windows(g)
+        if frame.cube_mm is not None:
+            size = frame.scene.cube_at[2] if frame.scene.cube_at else g.cube_size
+            reach = CUBE_WINDOW / 2 + size / 2
+            wins = wins[(np.abs(wins[:, 0] - frame.cube_mm[0]) >= reach) | (np.abs(wins[:, 1] - frame.cube_mm[1])
+                                                                            >= reach)]
+        pick = wins[rng.choice(len(wins), min(negatives, len(wins)), replace=False)]
+        out += [(c, 0) for c in end_crops(frame.ends, g, pick)]
     return out
 
 

@@ -16,7 +16,8 @@ Figures (all fractions 0..1 unless named otherwise):
 * dice: ``dice_recall`` (uncocked dice found within 12 mm of where they show),
   ``dice_value_acc`` (their value right), ``dice_false_per_frame`` (detections matching no die),
   ``cocked_acc`` (cocked or not, on all found dice), ``dice_p99_wrong_rate``;
-* cube: ``cube_place_acc``, ``cube_value_acc`` (value right where the cube is on the bar);
+* cube: ``cube_place_acc`` (on the bar, or in a tray / on the frame on the right side: `cube_place`),
+  ``cube_value_acc`` (value right where the cube is on the board);
 * ``ms_per_board``: mean wall time of `Readers.read_board` (one process, onnxruntime on 2 threads).
 """
 
@@ -36,34 +37,43 @@ PER_RIG = 4
 
 
 def eval_frames(profile: str, n: int, noise: float = 2.0, seed: int = 0, schemes: list[str] | None = None,
-                die_size: float = 16.0, shaped: float = 0.0, bar_middle: float = 0.5):
+                die_size: float = 16.0, shaped: float = 0.0, bar_middle: float = 0.5, cube_ends: float = 0.0):
     """``shaped``: the share of boards of a shape of their own (`readers_data.random_shape`), rectified as the
-    observer rectifies a real board (its field's corners and measured shape); ``bar_middle``: see
+    observer rectifies a real board (its field's corners and measured shape); ``bar_middle``, ``cube_ends``: see
     `readers_data.frames`."""
     schemes = schemes or HELD_OUT_SCHEMES
     n_rigs = max(1, -(-n // PER_RIG))
     rig_seeds = [EVAL_SEED0 + 1000 * seed + k for k in range(n_rigs)]
     q = JPEG[profile]
     gen = frames(schemes, rig_seeds, PER_RIG, seed + 424242, profiles=(profile,), corner_noise=(noise, noise),
-                 jpeg=(q, q), max_dice=2, die_size=die_size, shaped=shaped, bar_middle=bar_middle)
+                 jpeg=(q, q), max_dice=2, die_size=die_size, shaped=shaped, bar_middle=bar_middle,
+                 cube_ends=cube_ends)
     for _, f in zip(range(n), gen):
         yield f
 
 
 def evaluate(models: Path | str | Readers, profile: str, n: int, noise: float = 2.0, seed: int = 0,
              schemes: list[str] | None = None, die_size: float = 16.0, learn_dice_size: bool = False,
-             shaped: float = 0.0, bar_middle: float = 0.5) -> dict:
+             shaped: float = 0.0, bar_middle: float = 0.5, cube_ends: float = 0.0) -> dict:
     """``learn_dice_size``: read the dice as the observer does, at the scale learnt from the frames so far
     (`vision.dicesize`); else at the default's. ``shaped``: see `eval_frames`."""
     readers = models if isinstance(models, Readers) else Readers(models)
     acc = _Acc()
     size = DiceSize() if learn_dice_size else None
-    for f in eval_frames(profile, n, noise, seed, schemes, die_size, shaped, bar_middle):
+    for f in eval_frames(profile, n, noise, seed, schemes, die_size, shaped, bar_middle, cube_ends):
         t = time.perf_counter()
-        slots, dice, cube = readers.read_board(f.rect, f.geom, dice_size=size)
+        slots, dice, cube = readers.read_board(f.rect, f.geom, dice_size=size, ends=f.ends)
         acc.ms.append((time.perf_counter() - t) * 1000)
         acc.add(f, slots, dice, cube)
     return acc.result()
+
+
+def cube_place(f: Frame) -> str:
+    """Where the cube reader should place a frame's cube (`CubeReading.where`): on the bar where it lies, and one in
+    a tray or on the frame on its owner's side (top or bottom of the board), or in the centre when it shows 64."""
+    if f.cube_mm is None:
+        return f.scene.cube_place
+    return "centre" if f.scene.cube_value == 1 else "top" if f.cube_mm[1] < 0 else "bottom"
 
 
 class _Acc:
@@ -117,7 +127,7 @@ class _Acc:
                 self.die_right.append(right)
         self.false_dice += len(dice) - len(used)
         if cube is not None:
-            self.cube_place_ok += cube.where == f.scene.cube_place
+            self.cube_place_ok += cube.where == cube_place(f) and (cube.frame >= 0.5) == (f.cube_mm is not None)
             if f.scene.cube_place != "off":
                 self.cube_value_n += 1
                 self.cube_value_ok += cube.value == f.scene.cube_value
