@@ -329,7 +329,7 @@ class Director:
 
     # ------------------------------------------------------------------ cube
 
-    def _cube_at(self, place: str, value: int | None = None) -> dict:
+    def _cube_at(self, place: str) -> dict:
         """The scene's cube fields for a cube put at ``place`` (centre / top / bottom / off), on the bar or, where
         the players keep it off the bar (``cube_ends``), in the tray end's middle."""
         if not self.cube_ends or place == "off":
@@ -340,14 +340,12 @@ class Director:
         return {"cube_place": "end", "cube_at": (round(x, 1), round(y, 1), self.geom.cube_size,
                                                  90.0 * int(self.rng.integers(4)))}
 
-    def _cube_xy(self) -> tuple[float, float]:
-        s = self.scene
+    def _cube_xy(self, s: Scene) -> tuple[float, float]:
         return s.cube_at[:2] if s.cube_place == "end" else self.geom.cube_spot(s.cube_place)
 
     def cube_to(self, player: int, value: int, place: str, kind: str) -> None:
-        x0, y0 = self._cube_xy()
         turned = self.scene.with_(cube_value=value, **self._cube_at(place))
-        x1, y1 = turned.cube_at[:2] if turned.cube_place == "end" else self.geom.cube_spot(place)
+        (x0, y0), (x1, y1) = self._cube_xy(self.scene), self._cube_xy(turned)
         ey = self._edge_y(player)
         keys = [Key(0.0, x0, ey), Key(0.35, x0, y0), Key(0.65, x1, y1), Key(1.0, x1, ey)]
         states = [(0.0, self.scene), (0.5, turned)]
