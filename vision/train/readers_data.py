@@ -40,9 +40,10 @@ from ..readers import (
     end_windows,
     heat_input,
     point_label,
+    rect_to_mm,
     slot_crops,
 )
-from ..rectify import SCALE, board_to_rect, homography, rectify, rectify_ends
+from ..rectify import board_to_rect, homography, rectify, rectify_ends
 from ..synth.rig import Rig
 from ..synth.scene import Die, Scene, slot_counts, stack_under
 from ..synth.style import RANDOM
@@ -254,8 +255,7 @@ def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float
     cube_px = cube_mm = None
     if drawn["cube"] is not None and scene.cube_place == "end":
         _, _, px, py, _ = drawn["cube"]
-        x, y = to_rect(px, py)
-        cube_mm = (x / SCALE - geom.width / 2, y / SCALE - geom.height / 2)
+        cube_mm = rect_to_mm(to_rect(px, py), geom)
     elif drawn["cube"] is not None and scene.cube_place != "off":
         _, _, px, py, _ = drawn["cube"]
         cube_px = to_rect(px, py)
