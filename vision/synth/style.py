@@ -86,8 +86,8 @@ class CubeLook:
 
 @dataclass(frozen=True)
 class EndCards:
-    """Score flip cards (and a clock's pale face) on the table against an end of the board, partly over its frame:
-    big printed digits beside where the cube rests, which the cube reader must not take for one."""
+    """Score flip cards on the table against an end of the board, partly over its frame (or a little apart): big
+    printed digits beside where the cube rests, which the cube reader must not take for one."""
 
     places: tuple[tuple[bool, float, float], ...]  # (right end, y as a share of the board's height, overlap mm)
     digits: tuple[str, ...]
