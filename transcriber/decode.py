@@ -928,6 +928,10 @@ class Decoder:
         shown = [t for t in seg.settles[split:] + seg.next_settles[:1] if t.cube is not None and t.cube[1] != "off"]
         if not shown:
             return h
+        # seen, read after read, but its face not read (a cube in a tray, turned at an angle): whether it was turned
+        # here is a guess, and a missed double changes the score. A board held that long, not a glare now and then
+        # (single reads at a wrong value, which the state that lasts outweighs)
+        unclear = any(t.reads >= 2 * HELD_READS and t.cube_value.max() < 0.45 for t in shown)
         # up to the first reading lower than the one before: the cube back in the centre for the next game
         k = 1
         while k < len(shown) and shown[k].cube[0] >= shown[k - 1].cube[0]:
@@ -954,6 +958,9 @@ class Decoder:
         # (a turned cube lies on the taker's side, never in the centre)
         centred = np.cumsum([t.reads * t.cube_place.get("centre", 0.0) for t in shown][::-1])[::-1]
         turned = bool(np.any((gain > CUBE_MARGIN) & (reads >= HELD_READS) & (centred < 0.5 * (reads - later))))
+        if not turned and unclear and twice != now and h.owner in (None, doubler):
+            h.actions[-1][1].flags.append(Flag("cube_unclear", "the cube is seen but its face is not read: a double "
+                                               "here may be missed", None))
         if turned and twice != now and h.owner in (None, doubler):
             prov = Provenance(time=round(seg.settles[-1].t0, 2), confidence=None)
             h.actions = h.actions + ((Double(doubler), prov),)

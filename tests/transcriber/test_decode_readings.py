@@ -174,3 +174,19 @@ def test_a_roll_chosen_against_the_dice_is_flagged_never_silent(crawford):
     over = [f for f in res.flags if f["reason"] == "dice_overruled"]
     assert over and not [f for f in base.flags if f["reason"] == "dice_overruled"]
     assert all("were read" in f["message"] for f in over)
+
+
+def test_a_cube_seen_but_never_read_is_flagged_not_passed_over(crawford):
+    """A cube in a tray turned at an angle: seen read after read, its face split between values (each read about a
+    third each). No double can be told, so none is recorded, and the doubt is flagged rather than passed over."""
+    obs = observations_from_truth(crawford)
+    flat = np.full(len(CUBE_VALUES), 0.3 / (len(CUBE_VALUES) - 2))
+    for o in obs:
+        if o.cube is not None:
+            v = np.array(flat)
+            v[CUBE_VALUES.index(o.cube.value)] = 0.35
+            v[CUBE_VALUES.index(min(2 * o.cube.value, 64))] = 0.35 if o.cube.value < 64 else v[-1]
+            o.cube.values = v / v.sum()
+    truth, rec, res, figures = decode_truth(crawford, obs)
+    assert figures["plays_right"] == figures["plays"]
+    assert [f for f in res.flags if f["reason"] == "cube_unclear"]
