@@ -630,20 +630,22 @@ class Readers:
         and on the frame at either end: a cube there showing 64 is centred (1), another lies on its owner's side
         (top or bottom, by where it lies). Off: seen nowhere."""
         m = self._m["cube"]
+
+        def run(crops: np.ndarray) -> tuple[np.ndarray]:  # (n, 7): no cube, or a face
+            return (_softmax(m.run(nchw(crops))[0], m.temperature[0]),)
+
         n_bar = len(BAR_PLACES)
         if not geom.bar_holds_cube:
             p = np.zeros((n_bar, 1 + len(CUBE_FACES)))
             p[:, 0] = 1.0  # no cube at any place on the bar
         else:
-            p = _softmax(m.run(nchw(cube_crops(rect, geom)))[0], m.temperature[0])  # (3, 7)
+            (p,) = run(cube_crops(rect, geom))  # (3, 7)
         end_y, end_faces = 0.0, None
         if ends is not None:
             centres = end_windows(geom)
             crops = end_crops(ends, geom, centres)
-            (pe,) = (memo.outputs([("cube-end", i) for i in range(len(crops))], crops,
-                                  lambda c: (_softmax(m.run(nchw(c))[0], m.temperature[0]),),
-                                  lambda out: out[0].max(1) >= SURE_READ) if memo is not None
-                     else (_softmax(m.run(nchw(crops))[0], m.temperature[0]),))
+            (pe,) = run(crops) if memo is None else memo.outputs([("cube-end", i) for i in range(len(crops))], crops,
+                                                                 run, lambda out: out[0].max(1) >= SURE_READ)
             # one cube shows in up to four overlapping windows: the end holds it as surely as the surest of them,
             # and its face is what those around it that see a cube read, each as surely as it sees one (a window
             # with the cube at its edge can see it well and its number cut)

@@ -65,6 +65,12 @@ class Scene:
                 int(self.clock[0]), int(self.clock[1]), self.clock_running, self.score, self.shift, self.bar_middle)
 
 
+def end_cube_place(value: int, y: float) -> str:
+    """Where the cube reader places a cube lying off the bar at board ``y`` (`vision.readers.Readers.read_cube`):
+    centred where it shows 64 (value 1), else on its owner's side, the half of the board it lies in."""
+    return "centre" if value == 1 else "top" if y < 0 else "bottom"
+
+
 def stack_under(counts: np.ndarray, geom: BoardGeometry, x: float, y: float) -> float | None:
     """Height of the checker stack under (x, y) on the points, or None (a die there lies on the board)."""
     r2 = (geom.checker_d / 2) ** 2

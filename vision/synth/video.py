@@ -40,7 +40,7 @@ from transcriber.record import MatchRecord
 
 from .profiles import pacing_for
 from .rig import Rig
-from .scene import Scene
+from .scene import Scene, end_cube_place
 from .timeline import Director, Pacing
 
 
@@ -160,8 +160,7 @@ def _frame_truth(i: int, t: float, shot, scene: Scene, rig: Rig, director: Direc
     end = scene.cube_place == "end"
     cx, cy = scene.cube_at[:2] if end else rig.geom.cube_spot(scene.cube_place)
     (cu, cv), = rig.to_image([(cx, cy)], shift, rig.geom.cube_size)
-    # a cube off the bar is placed as the reader places it: centred where it shows 64, else on its owner's side
-    place = ("centre" if scene.cube_value == 1 else "top" if cy < 0 else "bottom") if end else scene.cube_place
+    place = end_cube_place(scene.cube_value, cy) if end else scene.cube_place  # (as the reader places it)
     return {"type": "frame", "i": i, "t": round(t, 3), "game": shot.game, "move": shot.move,
             "slots": scene.counts.tolist(), "position": xgid(XgState(director.position_at(t))).split(":")[0][5:],
             "dice": dice, "cube": {"value": scene.cube_value, "place": place, "frame": end,

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..dicesize import DiceSize
 from ..readers import Readers
+from ..synth.scene import end_cube_place
 from .readers_data import EVAL_SEED0, HELD_OUT_SCHEMES, Frame, frames
 
 JPEG = {"clean": 90, "standard": 60, "hard": 40}
@@ -71,9 +72,7 @@ def evaluate(models: Path | str | Readers, profile: str, n: int, noise: float = 
 def cube_place(f: Frame) -> str:
     """Where the cube reader should place a frame's cube (`CubeReading.where`): on the bar where it lies, and one in
     a tray or on the frame on its owner's side (top or bottom of the board), or in the centre when it shows 64."""
-    if f.cube_mm is None:
-        return f.scene.cube_place
-    return "centre" if f.scene.cube_value == 1 else "top" if f.cube_mm[1] < 0 else "bottom"
+    return f.scene.cube_place if f.cube_mm is None else end_cube_place(f.scene.cube_value, f.cube_mm[1])
 
 
 class _Acc:
