@@ -149,6 +149,18 @@ class BoardGeometry:
             return x, y, height
         raise ValueError("use bar_spot / tray_spot for the bar and trays")
 
+    def stack_under(self, stacks, x: float, y: float, reach: float = 0.5) -> float | None:
+        """Height of the checker stack under (x, y) mm, or None: ``stacks`` holds each point's checkers (24, slot
+        order); under means within ``reach`` checker diameters of a `checker_spot` (0.5: anywhere on the checker, the
+        renderer's truth for a die on one; `Readers.read_dice` looks for checkers' prints in their middle)."""
+        r2 = (reach * self.checker_d) ** 2
+        for slot in range(24):
+            for k in range(int(stacks[slot])):
+                cx, cy, h = self.checker_spot(slot, k)
+                if (x - cx) ** 2 + (y - cy) ** 2 < r2:
+                    return h
+        return None
+
     def bar_spot(self, upper: bool, k: int, middle: bool = False) -> tuple[float, float, float]:
         """Checkers on the bar: light from the middle upwards, dark downwards (the caller picks); a cube's width
         from the middle, or (``middle``) from the middle itself."""

@@ -50,6 +50,9 @@ HEAT_MIN_SCALE = 0.8  # the heat map never sees the board smaller: checkers shri
 HEAT_UP = 1.25  # it also looks at the board enlarged this much, unless the board's dice are known not to be small
 UP_PEAKS = 16  # peaks that look keeps (most are checkers' printed marks: a stream frame's small 3 was the 14th)
 UP_SURE = 0.9  # what only the enlarged look finds is a die where a value is this sure
+PRINT_REACH = 0.3  # checker diameters from a read checker's spot: where its print lies, and no die lying flat can
+# (stream frames' false dice on checkers: 7 of 9 within 0.23, two on rims at 0.4-0.45; rendered dice beside stacks,
+# drawn overlapping them, 0.35 and more but for 2 of 434 on a misread stack)
 DICE_TURNS = 8  # views of each die crop the dice classifier averages (quarter turns, mirrored: `classify_dice`)
 HEAT_THRESHOLD = 0.2  # a die candidate's peak must reach this (chosen on calibration frames, not held-out ones)
 CUBE_CROP = 64  # px the cube windows are resized to
@@ -489,10 +492,16 @@ class Readers:
         return out
 
     def read_dice(self, rect: np.ndarray, geom: BoardGeometry, size: DiceSize | None = None,
-                  memo: ReadMemo | None = None) -> list[DieReading]:
+                  memo: ReadMemo | None = None, slots: list[SlotReading] | None = None) -> list[DieReading]:
         """The dice on the board. ``size``: how big this board's dice look (`vision.dicesize`), learnt from
         every read while it is still learning; None: the default's size. ``memo``: as `read_slots`'s, for the
-        candidates' crops."""
+        candidates' crops. ``slots``: the board's checkers as read (`read_slots`): a candidate lying over one of
+        them (`BoardGeometry.stack_under`, `PRINT_REACH`) is a die on that checker, read so, or its print."""
+        stacks = [max(sl.best()) for sl in slots[:BAR_SLOT]] if slots is not None else [0] * BAR_SLOT
+
+        def on_a_checker(xy: tuple[float, float]) -> bool:
+            return geom.stack_under(stacks, *xy, reach=PRINT_REACH) is not None
+
         scale = size.scale if size is not None else 1.0
         learning = size is not None and size.learning
         # the heat map sees the dice brought towards its size; while that is learnt and bigger dice are as likely as
@@ -527,8 +536,8 @@ class Readers:
         n = len(centres)
         by_scale = {s: probs_all[i * n:(i + 1) * n] for i, s in enumerate(scales)}
         if learning:  # from the candidates that are dice at the default's crop, where dice may lie
-            dice = [k for k, c in enumerate(centres)
-                    if by_scale[1.0][k, 0] < 0.5 and _where_dice_lie(rect_to_mm(c, geom), geom)]
+            dice = [k for k, c in enumerate(centres) if by_scale[1.0][k, 0] < 0.5
+                    and _where_dice_lie(rect_to_mm(c, geom), geom) and not on_a_checker(rect_to_mm(c, geom))]
             if dice:
                 size.learn({s: p[dice] for s, p in by_scale.items()})
             # the size still open: every scale's reading, weighed by how likely it is the board's (this read's dice
@@ -548,10 +557,14 @@ class Readers:
             cx = c[0] + float(aux[k, 2]) * DIE_CROP / 2 / scale
             cy = c[1] + float(aux[k, 3]) * DIE_CROP / 2 / scale
             xy = rect_to_mm((cx, cy), geom)
-            if not _where_dice_lie(xy, geom):
+            on_checker = float(_sigmoid(aux[k, 1]))
+            # a die cannot lie under a checker: one read as lying on the board there is the checker's printed mark or
+            # the grain of a marbled one (stream frames: 7 of 11 false dice, 4 to 9 mm from a read checker's spot;
+            # their real dice 25 mm and more, the pine games' 47 mm and more)
+            if not _where_dice_lie(xy, geom) or (on_checker < 0.5 and on_a_checker(xy)):
                 continue
-            out.append(DieReading(values, xy, cocked=float(_sigmoid(aux[k, 0])),
-                                  on_checker=float(_sigmoid(aux[k, 1])), bar_x=(bx0 + bx1) / 2))
+            out.append(DieReading(values, xy, cocked=float(_sigmoid(aux[k, 0])), on_checker=on_checker,
+                                  bar_x=(bx0 + bx1) / 2))
         return _dedupe(out, 10.0 / scale)
 
     def _maybe_dice(self, rect: np.ndarray, centres: list[tuple[float, float]], below: float,
@@ -692,7 +705,8 @@ class Readers:
         rect = _as_bgr(rect)
         if memo is not None:
             memo.next_read()
-        return (self.read_slots(rect, geom, colours, adapter, memo), self.read_dice(rect, geom, dice_size, memo),
+        slots = self.read_slots(rect, geom, colours, adapter, memo)
+        return (slots, self.read_dice(rect, geom, dice_size, memo, slots),
                 self.read_cube(rect, geom, None if ends is None else _as_bgr(ends), memo))
 
 

@@ -73,14 +73,7 @@ def end_cube_place(value: int, y: float) -> str:
 
 def stack_under(counts: np.ndarray, geom: BoardGeometry, x: float, y: float) -> float | None:
     """Height of the checker stack under (x, y) on the points, or None (a die there lies on the board)."""
-    r2 = (geom.checker_d / 2) ** 2
-    for slot in range(24):
-        for colour in (LIGHT, DARK):
-            for k in range(int(counts[slot, colour])):
-                cx, cy, h = geom.checker_spot(slot, k)
-                if (x - cx) ** 2 + (y - cy) ** 2 < r2:
-                    return h
-    return None
+    return geom.stack_under(np.asarray(counts)[:24].max(1), x, y)
 
 
 @dataclass
