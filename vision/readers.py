@@ -51,6 +51,7 @@ HEAT_UP = 1.25  # it also looks at the board enlarged this much, unless the boar
 UP_PEAKS = 16  # peaks that look keeps (most are checkers' printed marks: a stream frame's small 3 was the 14th)
 UP_SURE = 0.9  # what only the enlarged look finds is a die where a value is this sure
 PRINT_REACH = 0.3  # checker diameters from a read checker's spot: where its print lies, and no die lying flat can
+# (where a value is read `UP_SURE` sure it is a die on the checker, whatever the reader says of that)
 # (stream frames' false dice on checkers: 7 of 9 within 0.23, two on rims at 0.4-0.45; rendered dice beside stacks,
 # drawn overlapping them, 0.35 and more but for 2 of 434 on a misread stack)
 DICE_TURNS = 8  # views of each die crop the dice classifier averages (quarter turns, mirrored: `classify_dice`)
@@ -558,10 +559,12 @@ class Readers:
             cy = c[1] + float(aux[k, 3]) * DIE_CROP / 2 / scale
             xy = rect_to_mm((cx, cy), geom)
             on_checker = float(_sigmoid(aux[k, 1]))
-            # a die cannot lie under a checker: one read as lying on the board there is the checker's printed mark or
-            # the grain of a marbled one (stream frames: 7 of 11 false dice, 4 to 9 mm from a read checker's spot;
-            # their real dice 25 mm and more, the pine games' 47 mm and more)
-            if not _where_dice_lie(xy, geom) or (on_checker < 0.5 and on_a_checker(xy)):
+            # a die cannot lie under a checker: one read as lying on the board there, its value unsure, is the
+            # checker's printed mark or the grain of a marbled one (stream frames: 7 of 11 false dice, 4 to 9 mm from
+            # a read checker's spot, values 0.35-0.85 sure; their real dice 25 mm and more away, the pine games' 47 mm
+            # and more); a die on a checker that the reader takes for one lying flat reads its value sure as a rule
+            # (rendered 12 mm dice: 2 of 29 dropped without that)
+            if not _where_dice_lie(xy, geom) or (on_checker < 0.5 and values.max() < UP_SURE and on_a_checker(xy)):
                 continue
             out.append(DieReading(values, xy, cocked=float(_sigmoid(aux[k, 0])), on_checker=on_checker,
                                   bar_x=(bx0 + bx1) / 2))
