@@ -51,9 +51,8 @@ HEAT_UP = 1.25  # it also looks at the board enlarged this much, unless the boar
 UP_PEAKS = 16  # peaks that look keeps (most are checkers' printed marks: a stream frame's small 3 was the 14th)
 UP_SURE = 0.9  # what only the enlarged look finds is a die where a value is this sure
 PRINT_REACH = 0.3  # checker diameters from a read checker's spot: where its print lies, and no die lying flat can
-# (where a value is read `UP_SURE` sure it is a die on the checker, whatever the reader says of that)
-# (stream frames' false dice on checkers: 7 of 9 within 0.23, two on rims at 0.4-0.45; rendered dice beside stacks,
-# drawn overlapping them, 0.35 and more but for 2 of 434 on a misread stack)
+# (stream frames' false dice on checkers: 7 of 9 within 0.23, two on rims at 0.4-0.45; rendered dice drawn beside
+# stacks, overlapping them, 0.35 and more); one read there `UP_SURE` sure is a die on the checker all the same
 DICE_TURNS = 8  # views of each die crop the dice classifier averages (quarter turns, mirrored: `classify_dice`)
 HEAT_THRESHOLD = 0.2  # a die candidate's peak must reach this (chosen on calibration frames, not held-out ones)
 CUBE_CROP = 64  # px the cube windows are resized to
@@ -536,7 +535,8 @@ class Readers:
         probs_all, aux_all = self._classify_at(rect, centres, scales, DICE_TURNS, memo)
         n = len(centres)
         by_scale = {s: probs_all[i * n:(i + 1) * n] for i, s in enumerate(scales)}
-        if learning:  # from the candidates that are dice at the default's crop, where dice may lie
+        if learning:  # from the candidates that are dice at the default's crop, where dice may lie (a die on a
+            # checker's middle, if one, is nearer the camera than the board's others: not learnt from either)
             dice = [k for k, c in enumerate(centres) if by_scale[1.0][k, 0] < 0.5
                     and _where_dice_lie(rect_to_mm(c, geom), geom) and not on_a_checker(rect_to_mm(c, geom))]
             if dice:
