@@ -663,15 +663,12 @@ class Readers:
             (pe,) = run(crops) if memo is None else memo.outputs([("cube-end", i) for i in range(len(crops))], crops,
                                                                  run, lambda out: out[0].max(1) >= SURE_READ)
             # one cube shows in up to four overlapping windows: the end holds it as surely as the surest of them,
-            # and its face is what those around it that see a cube read, each as surely as it sees one (a window
-            # with the cube at its edge can see it well and its number cut)
+            # and its face is what that one reads (the face of the windows around it too, each weighed by how surely
+            # it saw a cube, read the same rendered boards alike and one real stream frame's 2 as a 4: a window
+            # with the cube at its edge can see it and its number cut)
             seen = 1.0 - pe[:, 0]
             best = int(np.argmax(seen))
-            step = np.array([END_XS[1] - END_XS[0], END_STEP]) + 1.0  # (the rows' step is END_STEP or a little less)
-            near = (np.abs(centres - centres[best]) <= step).all(1) & (seen >= 0.5)
-            near[best] = True
-            faces = (pe[near, 1:] / np.maximum(pe[near, 1:].sum(1, keepdims=True), 1e-12) * seen[near, None]).sum(0)
-            faces = faces / max(faces.sum(), 1e-12)
+            faces = pe[best, 1:] / max(float(pe[best, 1:].sum()), 1e-12)
             p = np.vstack([p, np.concatenate([[1.0 - seen[best]], seen[best] * faces])])
             end_y, end_faces = float(centres[best, 1]), faces
         present = 1.0 - p[:, 0]
