@@ -298,10 +298,7 @@ class BoardPainter:
                     k += 1
 
     def _cube(self, img, scene: Scene, drawn) -> None:
-        if scene.cube_place == "end":  # in a tray or on the frame, of its own size, any way round
-            x, y, mm, turn = scene.cube_at
-        else:
-            (x, y), mm, turn = self.geom.cube_spot(scene.cube_place), self.geom.cube_size, 0.0
+        x, y, mm, turn = scene.cube_pose(self.geom)  # off the bar: of its own size, any way round
         x, y, _ = self.lift(x, y, mm)
         size = mm * self.canvas.scale
         look = self.style.cube_look

@@ -59,6 +59,14 @@ class Scene:
     def with_(self, **kw) -> Scene:
         return replace(self, **kw)
 
+    def cube_pose(self, geom: BoardGeometry) -> tuple[float, float, float, float]:
+        """Where the cube lies: x, y (mm), its size (mm) and its turn (degrees): `cube_at` off the bar ("end"), else
+        the board's own spot for its place, at the board's cube size, square to it."""
+        if self.cube_place == "end":
+            return self.cube_at
+        x, y = geom.cube_spot(self.cube_place)
+        return x, y, geom.cube_size, 0.0
+
     def key(self) -> tuple:
         """Everything that changes the picture (for reusing a rendered frame)."""
         return (self.counts.tobytes(), self.dice, self.cube_value, self.cube_place, self.cube_at, self.hands,

@@ -340,12 +340,9 @@ class Director:
         return {"cube_place": "end", "cube_at": (round(x, 1), round(y, 1), self.geom.cube_size,
                                                  90.0 * int(self.rng.integers(4)))}
 
-    def _cube_xy(self, s: Scene) -> tuple[float, float]:
-        return s.cube_at[:2] if s.cube_place == "end" else self.geom.cube_spot(s.cube_place)
-
     def cube_to(self, player: int, value: int, place: str, kind: str) -> None:
         turned = self.scene.with_(cube_value=value, **self._cube_at(place))
-        (x0, y0), (x1, y1) = self._cube_xy(self.scene), self._cube_xy(turned)
+        (x0, y0), (x1, y1) = self.scene.cube_pose(self.geom)[:2], turned.cube_pose(self.geom)[:2]
         ey = self._edge_y(player)
         keys = [Key(0.0, x0, ey), Key(0.35, x0, y0), Key(0.65, x1, y1), Key(1.0, x1, ey)]
         states = [(0.0, self.scene), (0.5, turned)]

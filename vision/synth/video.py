@@ -158,7 +158,7 @@ def _frame_truth(i: int, t: float, shot, scene: Scene, rig: Rig, director: Direc
         dice.append({"value": d.value, "cocked": d.cocked, "on_checker": d.on_checker, "moving": d.moving,
                      "uv": [round(float(u), 1), round(float(v), 1)], "xy": [round(d.x, 1), round(d.y, 1)]})
     end = scene.cube_place == "end"
-    cx, cy = scene.cube_at[:2] if end else rig.geom.cube_spot(scene.cube_place)
+    cx, cy = scene.cube_pose(rig.geom)[:2]
     (cu, cv), = rig.to_image([(cx, cy)], shift, rig.geom.cube_size)
     place = end_cube_place(scene.cube_value, cy) if end else scene.cube_place  # (as the reader places it)
     return {"type": "frame", "i": i, "t": round(t, 3), "game": shot.game, "move": shot.move,

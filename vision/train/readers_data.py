@@ -373,7 +373,7 @@ def _end_examples(frame: Frame, rng: np.random.Generator, negatives: int, copies
     if negatives:
         wins = end_windows(g)
         if frame.cube_mm is not None:
-            size = frame.scene.cube_at[2] if frame.scene.cube_at else g.cube_size
+            size = frame.scene.cube_pose(g)[2]
             reach = CUBE_WINDOW / 2 + size / 2
             wins = wins[(np.abs(wins[:, 0] - frame.cube_mm[0]) >= reach) | (np.abs(wins[:, 1] - frame.cube_mm[1])
                                                                             >= reach)]
