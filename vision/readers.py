@@ -537,8 +537,8 @@ class Readers:
         by_scale = {s: probs_all[i * n:(i + 1) * n] for i, s in enumerate(scales)}
         if learning:  # from the candidates that are dice at the default's crop, where dice may lie (a die on a
             # checker's middle, if one, is nearer the camera than the board's others: not learnt from either)
-            dice = [k for k, c in enumerate(centres) if by_scale[1.0][k, 0] < 0.5
-                    and _where_dice_lie(rect_to_mm(c, geom), geom) and not on_a_checker(rect_to_mm(c, geom))]
+            dice = [k for k, mm in enumerate(rect_to_mm(c, geom) for c in centres) if by_scale[1.0][k, 0] < 0.5
+                    and _where_dice_lie(mm, geom) and not on_a_checker(mm)]
             if dice:
                 size.learn({s: p[dice] for s, p in by_scale.items()})
             # the size still open: every scale's reading, weighed by how likely it is the board's (this read's dice
@@ -691,7 +691,7 @@ class Readers:
         frame = 0.0
         if end_faces is not None:
             frame = float(w[n_bar])
-            centred = float(end_faces[-1] / max(end_faces.sum(), 1e-12))
+            centred = float(end_faces[-1])  # (the surest window's faces, summing to one)
             place["centre"] += frame * centred
             place["top" if end_y < 0 else "bottom"] += frame * (1.0 - centred)
         values[1:] += w[-1] / (len(CUBE_VALUES) - 1)  # off the board: turned, value unseen
