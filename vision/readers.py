@@ -52,7 +52,8 @@ UP_PEAKS = 16  # peaks that look keeps (most are checkers' printed marks: a stre
 UP_SURE = 0.9  # what only the enlarged look finds is a die where a value is this sure
 PRINT_REACH = 0.3  # checker diameters from a read checker's spot: where its print lies, and no die lying flat can
 # (stream frames' false dice on checkers: 7 of 9 within 0.23, two on rims at 0.4-0.45; rendered dice drawn beside
-# stacks, overlapping them, 0.35 and more); one read there `UP_SURE` sure is a die on the checker all the same
+# stacks, overlapping them, 0.35 and more, but for one by a misread stack and one on a checker read as beside it);
+# one read there `UP_SURE` sure is a die on the checker all the same
 DICE_TURNS = 8  # views of each die crop the dice classifier averages (quarter turns, mirrored: `classify_dice`)
 HEAT_THRESHOLD = 0.2  # a die candidate's peak must reach this (chosen on calibration frames, not held-out ones)
 CUBE_CROP = 64  # px the cube windows are resized to
