@@ -19,6 +19,9 @@ POINT_CROP = (48, 192)  # width, height of a point crop (px): 54 x 230 mm of boa
 POINT_MARGIN = 6.0  # mm beside the triangle's base on each side
 POINT_DEPTH = 230.0  # mm from the base inwards: five checkers and a stack's lean towards the camera
 BAR_CROP = (40, 320)
+BAR_CROP_CHECKERS = 1.25  # the bar's crop is at least this many checkers wide, centred on the bar: real bars are
+# narrower than a checker (a folding board's hinge, 17 mm; tournament boards' 30 mm) and a checker on one overhangs
+# the points beside it; cut at the bar's own width, it showed the model a strip of it, stretched 2-3 times
 TRAY_CROP = (40, 160)
 
 
@@ -80,7 +83,9 @@ def slot_rect(slot: int, geom: BoardGeometry) -> tuple[float, float, float, floa
             return x - half, geom.inner_h / 2 - POINT_DEPTH, x + half, geom.inner_h / 2
         return x - half, -geom.inner_h / 2, x + half, -geom.inner_h / 2 + POINT_DEPTH
     if slot == BAR_SLOT:
-        return geom.bar_rect()
+        x0, y0, x1, y1 = geom.bar_rect()
+        pad = max(BAR_CROP_CHECKERS * geom.checker_d - (x1 - x0), 0.0) / 2
+        return x0 - pad, y0, x1 + pad, y1
     return geom.tray_rect(slot == TRAY_TOP)
 
 

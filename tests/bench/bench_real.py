@@ -12,8 +12,10 @@ painted and the checkers lie; where a raised rim's inner walls show, it ends at 
   error over 5 %: a wrong board passed as found); per folder and over all folders. Negatives: real pictures
   with no board (the dice photos) found as a board.
 * checkers: given the labelled corners, points with the right count (and colour, where labelled), whole
-  boards exactly right, the checkers on the bar right (both colours); and the same end to end, from the corners
-  the program found.
+  boards exactly right; and the same end to end, from the corners the program found.
+* bars: given the labelled corners, the checkers on the bar (both colours) read right on every picture whose bar
+  is labelled; those holding checkers and those empty apart (an empty bar read as holding some: the points beside a
+  narrow bar, its fittings).
 * adapt: a board learnt from one labelled picture of it (`bgscribe adapt`), read on its other pictures.
 * cube on boards: the doubling cube on the real board pictures, read with the labelled field: cubes on the bar
   read right, cubes resting elsewhere on the board (trays, frame) found there and read right, and false cubes on
@@ -104,9 +106,10 @@ def _matched(read: dict, label: dict, colour: bool = True) -> tuple[int, bool]:
 
 def bar_right(read: dict, label: dict) -> bool:
     """Whether the checkers on the bar are read right (light and dark, with the colours as the points' best match
-    takes them)."""
+    takes them where the points are labelled; as read where not: the label's light and dark are the checkers'
+    brightness)."""
     light, dark = read["bar"]["light"], read["bar"]["dark"]
-    if _matched(read, label)[1]:
+    if "top" in label and "bottom" in label and _matched(read, label)[1]:
         light, dark = dark, light
     return (light, dark) == (label["bar"]["light"], label["bar"]["dark"])
 
@@ -126,9 +129,10 @@ def measured(labels: dict, only: str | None, per_folder: int) -> list[tuple[str,
     return out
 
 
-def bench_fields(real: Path, labels: dict, only: str | None, per_folder: int) -> tuple[dict, dict]:
+def bench_fields(real: Path, labels: dict, only: str | None, per_folder: int) -> tuple[dict, dict, dict]:
     per: dict = defaultdict(lambda: defaultdict(list))
     ends: dict = {}
+    bars: dict = {}  # rel -> (read right, the label's checkers on the bar), the field given
     for rel, lab in measured(labels, only, per_folder):
         folder = rel.split("/")[0]
         path = real / rel
@@ -144,16 +148,37 @@ def bench_fields(real: Path, labels: dict, only: str | None, per_folder: int) ->
         f["found"].append(fit.found)
         f["wrong_sure"].append(fit.found and err > WRONG)
         f["names"].append((Path(rel).name, round(err, 4), round(fit.quality, 2)))
-        if "top" in lab and "bottom" in lab:
+        points = "top" in lab and "bottom" in lab
+        if points or "bar" in lab:
             given = to_json(read_picture(img, np.array(lab["field"], np.float64)))
+        if points:
             e2e = to_json(read_picture(img)) if fit.found else None
             ends[rel] = (point_figures(given, lab), point_figures(e2e, lab) if e2e and "top" in e2e else (0, 24, False),
-                         point_figures(given, lab, colour=False), bar_right(given, lab) if "bar" in lab else None)
+                         point_figures(given, lab, colour=False))
+        if "bar" in lab:
+            bars[rel] = (bar_right(given, lab), lab["bar"]["light"] + lab["bar"]["dark"])
     out = {folder: dict(_field_counts(f), each=f["names"]) for folder, f in per.items()}
     if per:
         every = {k: [x for f in per.values() for x in f[k]] for k in ("err", "found", "wrong_sure", "s")}
         out["all folders"] = _field_counts(every)
-    return out, ends
+    return out, ends, bars
+
+
+def bar_figures(bars: dict) -> dict:
+    """The checkers on the bar, the field given, per folder and over all: bars read right; of those holding
+    checkers, how many (and right); of the empty ones, how many read as holding some."""
+    def counts(items: list) -> dict:
+        full = [right for right, n in items if n]
+        empty = [right for right, n in items if not n]
+        return {"bars": len(items), "right": sum(r for r, _ in items), "holding_checkers": len(full),
+                "holding_right": sum(full), "empty": len(empty), "empty_read_holding": len(empty) - sum(empty)}
+
+    by: dict = defaultdict(list)
+    for rel, v in bars.items():
+        by[rel.split("/")[0]].append(v)
+    out = {folder: counts(v) for folder, v in sorted(by.items())}
+    out["all folders"] = counts(list(bars.values()))
+    return out
 
 
 def _field_counts(f: dict) -> dict:
@@ -402,15 +427,12 @@ def main() -> None:
         print(json.dumps({"benchmark": "real", "skipped": f"no labels at {LABELS}"}))
         return
     labels = json.loads(LABELS.read_text())["pictures"]
-    fields, ends = bench_fields(args.real, labels, args.only, args.per_folder)
+    fields, ends, bars = bench_fields(args.real, labels, args.only, args.per_folder)
     out: dict = {"benchmark": "real", "field": fields}
-    # given right, points, boards right, boards, e2e right, e2e boards, counts right (colour aside), bars right, bars
-    pts = defaultdict(lambda: [0, 0, 0, 0, 0, 0, 0, 0, 0])
-    for rel, ((r, n, whole), (r2, _, whole2), (r3, _, _), bar) in ends.items():
+    # given right, points, boards right, boards, e2e right, e2e boards, counts right (colour aside)
+    pts = defaultdict(lambda: [0, 0, 0, 0, 0, 0, 0])
+    for rel, ((r, n, whole), (r2, _, whole2), (r3, _, _)) in ends.items():
         f = pts[rel.split("/")[0]]
-        if bar is not None:
-            f[7] += bar
-            f[8] += 1
         f[6] += r3
         f[0] += r
         f[1] += n
@@ -421,8 +443,10 @@ def main() -> None:
     out["checkers"] = {k: {"boards": v[3], "points_right_given_field": round(v[0] / v[1], 3),
                            "counts_right_given_field": round(v[6] / v[1], 3),
                            "boards_right_given_field": v[2], "points_right_end_to_end": round(v[4] / v[1], 3),
-                           "boards_right_end_to_end": v[5], "bars_right_given_field": v[7], "bars": v[8]}
+                           "boards_right_end_to_end": v[5]}
                        for k, v in pts.items()}
+    if bars:
+        out["bars"] = bar_figures(bars)
     if args.negatives and not args.only:
         out["no_board"] = bench_negatives(args.real, args.negatives)
     if args.dice and args.only in (None, "dice-rune55"):

@@ -52,7 +52,7 @@ from .real_dice import MASTER_PX_RANGE
 PER_RIG = 8
 SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
 HEAT_FRAMES = 4000  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
-DATA_VERSION = 14  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
+DATA_VERSION = 15  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
 # 4 = dice of 13-19.5 mm and checkers shrunk to a die's size as negatives (read at a board's own dice size),
 # 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers,
 # 6 = makers' prints on the field between the rows, 7 = busy bars (loud grain, stripes, hinges),
@@ -62,7 +62,8 @@ DATA_VERSION = 14  # part of the cache's key: 2 = half the boards in random look
 # checkers from the middle, 12 = the cube in a tray or on the frame at either end on `TRAIN_CUBE_ENDS` of the boards
 # (of its own size, any way round), and cube windows over those ends, 13 = cubes of their own make (dark bodies,
 # numbers on a disc, other typefaces: `style.CubeLook`), score flip cards against the board's ends (`style.EndCards`),
-# the cube set aside below the board's near edge (clear of the ends), 14 = every face alike off the bar
+# the cube set aside below the board's near edge (clear of the ends), 14 = every face alike off the bar, 15 = the
+# bar's crop at least `rectify.BAR_CROP_CHECKERS` checkers wide
 TRAIN_CUBE_ENDS = 0.3  # the share of rendered boards whose cube lies off the bar, in a tray or on the frame
 END_NEGATIVES = 3  # cube windows with no cube cut per frame from the strips beyond the field's ends
 BATCH = {"points": 96, "bar": 48, "tray": 64, "dice": 96, "cube": 96, "dice_heat": 24}  # times --batch-scale
