@@ -219,15 +219,22 @@ def test_training_some_readers_into_a_new_folder_measures_them_with_the_shipped_
         _complete_set(tmp_path / "other", others, lambda msg: None)
 
 
-def test_every_shipped_training_record_can_be_carried_into_a_new_cards_run():
+def test_a_training_record_its_card_cannot_be_rewritten_from_is_refused_before_the_training(tmp_path):
     """Training any reader ends by rewriting every model card from its `<name>.train.json` (`refresh_cards`): a
     record without a field it reads (the tray's of 2026-11-30 had no data version) failed a 30-minute bar training at
-    its last step."""
+    its last step. Every shipped record has them all, and one without is refused before anything is trained."""
+    from vision.train.readers import CARD_FIELDS, _complete_set
+
     for name in NAMES:
         rec = json.loads((MODELS / f"{name}.train.json").read_text())
-        missing = {"command", "n_frames", "seed", "sizes", "summary", "temperature", "data_s", "recipe_minutes",
-                   "data_version"} - set(rec)
-        assert not missing, (name, missing)
+        assert not set(CARD_FIELDS) - set(rec), name
+    out = tmp_path / "new"
+    out.mkdir()
+    rec = json.loads((MODELS / "tray.train.json").read_text())
+    del rec["data_version"]
+    (out / "tray.train.json").write_text(json.dumps(rec))
+    with pytest.raises(ValueError, match="tray.train.json: no data_version"):
+        _complete_set(out, ["tray"], lambda msg: None)
 
 
 @pytest.fixture(scope="module")

@@ -571,6 +571,10 @@ def train(out: Path, minutes: float = 45.0, n_frames: int = 4000, seed: int = 0,
     return result
 
 
+CARD_FIELDS = ("command", "n_frames", "seed", "sizes", "summary", "temperature", "data_s", "recipe_minutes",
+               "data_version")  # what `refresh_cards` reads of every `<name>.train.json`
+
+
 def _complete_set(out: Path, others: list[str], log) -> None:
     """The readers not trained here, copied from the shipped set where ``out`` lacks them: the set is measured
     whole at the end (`refresh_cards`), and that is better refused before the training than after it."""
@@ -588,6 +592,12 @@ def _complete_set(out: Path, others: list[str], log) -> None:
         shutil.copy2(MODELS / f"{n}.onnx", out / f"{n}.onnx")
     if missing:
         log(f"not trained here, taken from {MODELS}: {', '.join(missing)}")
+    for n in others:  # their cards are rewritten from their records too (`refresh_cards`)
+        rec = out / f"{n}.train.json"
+        lacking = [k for k in CARD_FIELDS if rec.exists() and k not in json.loads(rec.read_text())]
+        if lacking:
+            raise ValueError(f"{rec}: no {', '.join(lacking)}, which its card is rewritten from after the training: "
+                             "add them (a record from before the field existed), or train in a folder without it")
 
 
 def _valid_probe(root: Path, n: int = 2000, device: str = "cpu"):
