@@ -594,7 +594,7 @@ def _complete_set(out: Path, others: list[str], log) -> None:
         log(f"not trained here, taken from {MODELS}: {', '.join(missing)}")
     for n in others:  # their cards are rewritten from their records too (`refresh_cards`)
         rec = out / f"{n}.train.json"
-        lacking = [k for k in CARD_FIELDS if rec.exists() and k not in json.loads(rec.read_text())]
+        lacking = sorted(set(CARD_FIELDS) - set(json.loads(rec.read_text()))) if rec.exists() else []
         if lacking:
             raise ValueError(f"{rec}: no {', '.join(lacking)}, which its card is rewritten from after the training: "
                              "add them (a record from before the field existed), or train in a folder without it")
