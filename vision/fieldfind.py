@@ -43,27 +43,26 @@ each point a triangle whose two sides are straight edges. `find_field`
    low at one end found 0 -> 4 of 6; a phone photo taken along the board 8.9 -> 3.4 % (not sure); the 134 real
    pictures within 1.5 / 5 % 101 -> 102 / 124 -> 125, found 108, none wrong but sure (2026-12-05, `bench_real.py`).
 
-Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse on the
-real pictures (against the labels before 2026-12-04): the score's optimum is the points' layout, which on real boards
-sits a margin away from the field's rim (points inset from the frame, a bar wider than the layout's), while the
-region outlines and lines follow the rim. Measured again against today's labels (2026-12-07, 134 pictures, within
-1.5 %): a coordinate ascent of the corners (steps of 0.8, 0.4, 0.2 % of the diagonal) after step 5, 103 -> 93; before
-it (the rims then re-placing the sides), 103 -> 101; two wrong fields sure either way. Nor do more outlines help where
-a hand covers one half (the pine board's frames): every outline also doubled across each side, as a half beside the
-bar, 103 -> 95, none of the misses found. On 15 of the 31 pictures found over 1.5 % off, the labelled field scores
-higher than the one found: the candidates lose them, not the score. Known limits, measured by tests/bench/bench_real.py (2026-12-04, 134 real
-pictures: within 1.5 % 27 -> 66 once the sides were put where the points end (step 5), within 3 % 68 -> 86, within
-5 % 97 -> 103): the field is the playing surface, and where a raised rim's inner walls show (the pine board) the
-outlines and lines take the rim's top, 2-4 % outside the floor on which the points and checkers lie (step 5: the
-pine board's 83 frames within 1.5 % 2 -> 40, within 3 % 36 -> 52), but points with rounded bases end short of the
-rim (the fmgammon stream board: a rim some pixels in, 0.8 -> 2.2 % on one frame); where no outline nor pair of
-lines gives the field, the best
-candidate is a near miss (a tray or the frame taken in at one end, a point aside). The points' second opinion
-makes those not sure (10 near misses of 72 labelled pictures were rated sure without it, none with it), at a
-price: some fields found within 2-5 % are not sure either, and wait for a person to confirm them
-(check-camera, the board's card). The points' fit is no more precise than the outline's lines where the two
-agree (19 against 25 of 72 within 1.5 %), so there it judges and does not place; where they disagree, it is
-the likelier field about as often as not (within 3 %: 67 -> 86 of 134 once it could place).
+Searching the corners by the score itself (an extent search, a coordinate ascent) made the fit worse on the real
+pictures (against the labels before 2026-12-04): the score's optimum is the points' layout, which on real boards sits
+a margin away from the field's rim (points inset from the frame, a bar wider than the layout's), while the region
+outlines and lines follow the rim. Measured again against today's labels (2026-12-07, 134 pictures, within 1.5 %): a
+coordinate ascent of the corners (steps of 0.8, 0.4, 0.2 % of the diagonal) after step 5, 103 -> 93; before it (the
+rims then re-placing the sides), 103 -> 101; two wrong fields sure either way. Nor do more outlines help where a hand
+covers one half (the pine board's frames): every outline also doubled across each side, as a half beside the bar, 103
+-> 95, none of the misses found. On 15 of the 31 pictures found over 1.5 % off, the labelled field scores higher than
+the one found: the candidates lose them, not the score. Known limits, measured by tests/bench/bench_real.py
+(2026-12-04, 134 real pictures: within 1.5 % 27 -> 66 once the sides were put where the points end (step 5), within 3
+% 68 -> 86, within 5 % 97 -> 103): the field is the playing surface, and where a raised rim's inner walls show (the
+pine board) the outlines and lines take the rim's top, 2-4 % outside the floor on which the points and checkers lie
+(step 5: the pine board's 83 frames within 1.5 % 2 -> 40, within 3 % 36 -> 52), but points with rounded bases end
+short of the rim (the fmgammon stream board: a rim some pixels in, 0.8 -> 2.2 % on one frame); where no outline nor
+pair of lines gives the field, the best candidate is a near miss (a tray or the frame taken in at one end, a point
+aside). The points' second opinion makes those not sure (10 near misses of 72 labelled pictures were rated sure
+without it, none with it), at a price: some fields found within 2-5 % are not sure either, and wait for a person to
+confirm them (check-camera, the board's card). The points' fit is no more precise than the outline's lines where the
+two agree (19 against 25 of 72 within 1.5 %), so there it judges and does not place; where they disagree, it is the
+likelier field about as often as not (within 3 %: 67 -> 86 of 134 once it could place).
 
 Everything but step 5 runs on a copy of the picture about 640 px wide; corners come back in the
 picture's own pixels. The outlines are scored in batches (`Edges.scores`): the samples, not the calls, cost.
