@@ -4,8 +4,9 @@
 1.5 px/mm) and returns what the transcriber needs, as probabilities:
 
 * 27 `SlotReading`s: the 24 points (one classifier over empty / light 1..15 / dark 1..15,
-  all 24 crops in one batch), the bar and the two trays (one model each, a light head and a
-  dark head over 0..15);
+  all 24 crops in one batch), the bar (a map of checker centres along it, each judged light or
+  dark by the board's two colours: `read_bar`) and the two trays (one model each, a light head
+  and a dark head over 0..15);
 * `DieReading`s: a small fully-convolutional net marks die centres on the board at 0.75 px/mm,
   then each candidate is cut out at full resolution and classified (not a die / 1..6, and
   cocked);
@@ -60,6 +61,9 @@ CUBE_CROP = 64  # px the cube windows are resized to
 CUBE_WINDOW = 62.0  # mm: the square window around each cube place on the bar
 CUBE_FACES = (2, 4, 8, 16, 32, 64)  # the cube classifier: 0 = no cube, then these faces
 BAR_PLACES = ("centre", "top", "bottom")
+BAR_CELL = 8  # rows of the bar's crop (along the bar) per cell of the bar reader's map
+BAR_CELLS = BAR_CROP[1] // BAR_CELL
+BAR_PILE = 3  # the map's classes per cell: checkers centred in it, 0 .. BAR_PILE (a pile of more: BAR_PILE)
 END_XS = (20.0, 50.0, 80.0)  # mm from the field's edge: the cube windows' columns over each end strip
 END_STEP = 30.0  # mm between the windows' rows: a 30 mm cube lies within 15 mm of some window's centre both ways
 
@@ -321,8 +325,24 @@ class BoardColours:
         return cls(light, dark, float(d["threshold"]), int(d["learnt"]))
 
 
+@dataclass
+class ColourCentres:
+    """The board's two checker colours (weighted Lab, `_weighted`) and the distance that makes a checker sure."""
+
+    light: np.ndarray
+    dark: np.ndarray
+    scale: float
+
+    def p_light(self, lab: np.ndarray) -> np.ndarray:
+        """P(light) of checkers of these (raw) Lab colours: by how much nearer the light colour each lies."""
+        w = _weighted(np.asarray(lab, np.float64))
+        d1, d0 = np.linalg.norm(w - self.light, axis=-1), np.linalg.norm(w - self.dark, axis=-1)
+        return 1.0 / (1.0 + np.exp(-np.clip((d0 - d1) / self.scale, -30, 30)))
+
+
 def point_colours(points: np.ndarray, p: np.ndarray,
-                  colours: BoardColours | None = None) -> tuple[list[float | None], float | None]:
+                  colours: BoardColours | None = None) -> tuple[list[float | None], float | None,
+                                                                ColourCentres | None]:
     """Which colour each occupied point holds, judged across the whole board.
 
     A classifier that sees one point cannot know which of two unfamiliar colours is "light"
@@ -330,11 +350,11 @@ def point_colours(points: np.ndarray, p: np.ndarray,
     occupied points' first checkers fall into two colour clusters (Lab), and the lighter is
     light. Where they do not (one colour on the board), the colours learnt from this board's
     opening position decide, if any. Returns P(light) per point (None: keep the classifier's
-    own colour) and the luma threshold between the colours (None when unknown)."""
+    own colour), the luma threshold between the colours and the colours themselves (None when unknown)."""
     occupied = np.nonzero(p[:, 0] < 0.5)[0]
     out: list[float | None] = [None] * len(p)
     if len(occupied) < 1:
-        return out, None
+        return out, None, None
     counts = (p[occupied, 1:1 + MAX_COUNT] + p[occupied, 1 + MAX_COUNT:]).argmax(1) + 1
     lab, luma = _stack_colours(points, occupied, counts)
     split = _two_colours(lab) if len(occupied) >= 2 else None
@@ -344,13 +364,58 @@ def point_colours(points: np.ndarray, p: np.ndarray,
     elif colours is not None and colours.light is not None:
         c1, c0, thr = colours.light, colours.dark, colours.threshold
     else:
-        return out, None
-    lab, c1, c0 = _weighted(lab), _weighted(c1), _weighted(c0)
-    d1, d0 = np.linalg.norm(lab - c1, axis=1), np.linalg.norm(lab - c0, axis=1)
-    scale = float(np.linalg.norm(c1 - c0)) / 12
-    for k, a_, b_ in zip(occupied, d0, d1):
-        out[int(k)] = float(1.0 / (1.0 + np.exp(-np.clip((a_ - b_) / scale, -30, 30))))
-    return out, thr
+        return out, None, None
+    c1, c0 = _weighted(c1), _weighted(c0)
+    centres = ColourCentres(c1, c0, float(np.linalg.norm(c1 - c0)) / 12)
+    for k, pl in zip(occupied, centres.p_light(lab)):
+        out[int(k)] = float(pl)
+    return out, thr, centres
+
+
+def bar_cell_colours(bar: np.ndarray, geom: BoardGeometry, cells: np.ndarray, centres: ColourCentres | None,
+                     occupied: np.ndarray) -> np.ndarray:
+    """P(light) of the checkers centred in each cell of the bar's map: where the board's two colours are known, the
+    disc around the cell's middle (its inner 0.6, as a point's) judged by them as the points' checkers are (real
+    players leave either colour anywhere on the bar, so where a checker lies does not say its colour); elsewhere
+    the reader's own judgement (``cells``: its colour logits). Only the ``occupied`` cells are looked at."""
+    out = 1.0 / (1.0 + np.exp(-np.clip(cells, -30, 30)))
+    if centres is None or not occupied.any():
+        return out
+    x0, y0, x1, y1 = slot_rect(BAR_SLOT, geom)
+    ry = 0.6 * geom.checker_d / 2 * BAR_CROP[1] / (y1 - y0)
+    rx = min(0.6 * geom.checker_d / 2 * BAR_CROP[0] / (x1 - x0), BAR_CROP[0] / 2)
+    idx = np.nonzero(occupied)[0]
+    med = np.zeros((len(idx), 3), np.uint8)
+    for j, i in enumerate(idx):
+        cy = (i + 0.5) * BAR_CELL
+        a, b = max(int(cy - ry), 0), min(int(np.ceil(cy + ry)) + 1, BAR_CROP[1])
+        yy, xx = np.mgrid[a:b, 0:BAR_CROP[0]]
+        inside = ((yy + 0.5 - cy) / ry) ** 2 + ((xx + 0.5 - BAR_CROP[0] / 2) / rx) ** 2 <= 1
+        px = bar[a:b][inside].astype(np.int16)
+        chroma = px.max(1) - px.min(1)  # the more colourful half, as `_stack_colours` takes
+        med[j] = np.median(px[np.argsort(chroma)[len(px) // 2:]], axis=0)
+    lab = cv2.cvtColor(med[None], cv2.COLOR_BGR2LAB)[0].astype(np.float64)
+    out[idx] = centres.p_light(lab)
+    return out
+
+
+def bar_reading(counts: np.ndarray, light: np.ndarray) -> SlotReading:
+    """The bar's slot reading from its map: ``counts`` (BAR_CELLS, BAR_PILE + 1) P(k checkers centred in the cell),
+    ``light`` (BAR_CELLS,) P(they are light). The cells taken as independent, each colour's count is the sum of
+    theirs (a distribution convolved cell by cell; more than MAX_COUNT piles up at MAX_COUNT)."""
+    dists = []
+    for share in (light, 1.0 - light):
+        d = np.zeros(MAX_COUNT + 1)
+        d[0] = 1.0
+        for pc, s_ in zip(counts, share):
+            cell = np.zeros(BAR_PILE + 1)
+            cell[1:] = pc[1:] * s_
+            cell[0] = 1.0 - cell[1:].sum()
+            d = np.convolve(d, cell)
+            d[MAX_COUNT] += d[MAX_COUNT + 1:].sum()
+            d = d[:MAX_COUNT + 1]
+        dists.append(d / d.sum())
+    return SlotReading(*dists)
 
 
 def tray_colours(crop: np.ndarray, light: np.ndarray, dark: np.ndarray,
@@ -479,11 +544,9 @@ class Readers:
         p = head(logits, features)
         if colours is not None:
             colours.learn(points, p)
-        light_p, thr = point_colours(points, p, colours)
+        light_p, thr, centres = point_colours(points, p, colours)
         out = [point_probs_to_slot(row, c) for row, c in zip(p, light_p)]
-        m = self._m["bar"]
-        lo, do = m.run(nchw(bar[None]))
-        out.append(SlotReading(_softmax(lo[0], m.temperature[0]), _softmax(do[0], m.temperature[-1])))
+        out.append(self.read_bar(bar, geom, centres))
         m = self._m["tray"]
         lo, do = m.run(nchw(trays))
         for k in range(2):
@@ -491,6 +554,15 @@ class Readers:
             out.append(SlotReading(*tray_colours(trays[k], light, dark, thr)))
         assert len(out) == N_SLOTS
         return out
+
+    def read_bar(self, bar: np.ndarray, geom: BoardGeometry, centres: ColourCentres | None) -> SlotReading:
+        """The checkers on the bar (its crop, `slot_crops`): the reader's map of checker centres along it, each
+        cell's colour judged by the board's two colours (`point_colours`' ``centres``) where known."""
+        m = self._m["bar"]
+        cells = m.run(nchw(bar[None]))[0][0]  # (BAR_PILE + 2, BAR_CELLS): count logits, then the colour logit
+        counts = _softmax(cells[:BAR_PILE + 1].T, m.temperature[0])
+        light = bar_cell_colours(bar, geom, cells[BAR_PILE + 1], centres, counts[:, 0] < 0.9)
+        return bar_reading(counts, light)
 
     def read_dice(self, rect: np.ndarray, geom: BoardGeometry, size: DiceSize | None = None,
                   memo: ReadMemo | None = None, slots: list[SlotReading] | None = None) -> list[DieReading]:

@@ -1,7 +1,7 @@
 """Board readers on held-out rendered boards (JSON figures, not pass/fail).
 
     python tests/bench/bench_readers.py [--frames 200] [--noise 2.0] [--profiles standard hard] [--die-mm 16]
-                                        [--models DIR] [--shaped] [--cube-ends]
+                                        [--models DIR] [--shaped] [--cube-ends] [--bar-free]
 
 Boards: the colour scheme(s) never trained on (`HELD_OUT_SCHEMES`) and rig seeds from
 `EVAL_SEED0`, rendered per profile, compressed (JPEG 60 standard / 40 hard), rectified with the
@@ -15,6 +15,8 @@ as the observer rectifies a real board: the field's corners mapped onto the defa
 points' shares measured, so that a tall field's checkers show squashed, as a real board's do. ``--cube-ends``
 adds ``held_out_cube_ends``: held-out boards whose cube lies in a tray or on the frame at either end (the readers
 look for it there in the strips beyond the field's ends, `vision.rectify.rectify_ends`, as on every board).
+``--bar-free`` adds ``held_out_bar_free``: held-out boards whose checkers on the bar lie as real players leave them
+(either colour anywhere, across the middle, one now and then on another: `readers_data.bar_layout`).
 
 Speed, beside a baseline measured in the same run: ``rectify_ms`` is `vision.rectify.rectify` of a
 720p frame (the step before the readers), ``decode_ms`` decoding one 720p H.264 frame.
@@ -90,6 +92,8 @@ def main() -> None:
     ap.add_argument("--shaped", action="store_true", help="also report held-out boards of shapes of their own")
     ap.add_argument("--cube-ends", action="store_true", help="also report held-out boards whose cube lies in a tray "
                     "or on the frame")
+    ap.add_argument("--bar-free", action="store_true", help="also report held-out boards whose checkers on the bar "
+                    "lie anywhere on it, either colour")
     args = ap.parse_args()
     readers = Readers(args.models)
     out: dict = {"frames_per_profile": args.frames, "corner_noise_px": args.noise, "die_mm": args.die_mm,
@@ -104,6 +108,10 @@ def main() -> None:
             out.setdefault("held_out_cube_ends", {})[prof] = evaluate(readers, prof, args.frames, noise=args.noise,
                                                                       seed=args.seed, die_size=args.die_mm,
                                                                       cube_ends=1.0)
+        if args.bar_free:
+            out.setdefault("held_out_bar_free", {})[prof] = evaluate(readers, prof, args.frames, noise=args.noise,
+                                                                     seed=args.seed, die_size=args.die_mm,
+                                                                     bar_free=1.0)
         if args.train_schemes:
             out.setdefault("train_schemes_new_seeds", {})[prof] = evaluate(
                 readers, prof, args.frames, noise=args.noise, seed=args.seed + 50, schemes=TRAIN_SCHEMES)

@@ -332,7 +332,7 @@ def test_glossy_red_checkers_whose_middles_mirror_the_lamp_stay_dark():
             if k in red:  # the lamp in the middle: most of the disc inside the rim
                 cv2.ellipse(points[k], (24 + int(rng.integers(-2, 3)), cy), (7, 6), 0, 0, 360, (238, 240, 244), -1)
         p[k, 0], p[k, n] = 0.0, 1.0
-    light_p, _ = point_colours(points, p)
+    light_p, _, _ = point_colours(points, p)
     assert all(light_p[k] < 0.5 for k in red), light_p
     assert all(light_p[k] > 0.5 for k in white), light_p
 

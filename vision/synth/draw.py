@@ -270,10 +270,15 @@ class BoardPainter:
                 for k in range(int(scene.counts[slot, colour])):
                     x, y, h = g.checker_spot(slot, k)
                     items.append((h, x, y, colour, slot, k))
-        for colour in (LIGHT, DARK):
-            for k in range(int(scene.counts[BAR_SLOT, colour])):
-                x, y, h = g.bar_spot(colour == LIGHT, k, scene.bar_middle)
-                items.append((h, x, y, colour, BAR_SLOT, k))
+        if scene.bar_spots is not None:
+            bx0, _, bx1, _ = g.bar_rect()
+            for k, (colour, y, layer) in enumerate(scene.bar_spots):
+                items.append(((layer + 1) * g.checker_h, (bx0 + bx1) / 2, y, colour, BAR_SLOT, k))
+        else:
+            for colour in (LIGHT, DARK):
+                for k in range(int(scene.counts[BAR_SLOT, colour])):
+                    x, y, h = g.bar_spot(colour == LIGHT, k, scene.bar_middle)
+                    items.append((h, x, y, colour, BAR_SLOT, k))
         items.sort(key=lambda t: t[0])
         for h, x, y, colour, slot, k in items:
             if jitter is not None:

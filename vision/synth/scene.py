@@ -55,6 +55,9 @@ class Scene:
     length: int = 7
     shift: tuple[float, float, float] = (0.0, 0.0, 0.0)  # board bump: dx, dy (mm), rotation (deg)
     bar_middle: bool = False  # the bar's checkers from its middle (the cube is not there), as players also put them
+    # each checker on the bar, (colour, y mm, layer: 0 on the board), as many of each colour as `counts`' bar;
+    # None: `BoardGeometry.bar_spot`'s layout (light above the middle, dark below)
+    bar_spots: tuple[tuple[int, float, int], ...] | None = None
 
     def with_(self, **kw) -> Scene:
         return replace(self, **kw)
@@ -70,7 +73,8 @@ class Scene:
     def key(self) -> tuple:
         """Everything that changes the picture (for reusing a rendered frame)."""
         return (self.counts.tobytes(), self.dice, self.cube_value, self.cube_place, self.cube_at, self.hands,
-                int(self.clock[0]), int(self.clock[1]), self.clock_running, self.score, self.shift, self.bar_middle)
+                int(self.clock[0]), int(self.clock[1]), self.clock_running, self.score, self.shift, self.bar_middle,
+                self.bar_spots)
 
 
 def end_cube_place(value: int, y: float) -> str:

@@ -33,12 +33,14 @@ from pathlib import Path
 import numpy as np
 
 from ..observation import MAX_COUNT
-from ..readers import CUBE_CROP, DIE_CROP, N_POINT_CLASSES, NAMES
+from ..readers import BAR_PILE, CUBE_CROP, DIE_CROP, N_POINT_CLASSES, NAMES
+from ..rectify import BAR_CROP
 from ..synth.style import RANDOM
 from .readers_data import (
     CALIB_SEED0,
     EVAL_SEED0,
     HELD_OUT_SCHEMES,
+    PRINTED_BARS,
     TRAIN_PROFILES,
     TRAIN_SCHEMES,
     TRAIN_SHAPED,
@@ -52,7 +54,7 @@ from .real_dice import MASTER_PX_RANGE
 PER_RIG = 8
 SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
 HEAT_FRAMES = 4000  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
-DATA_VERSION = 15  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
+DATA_VERSION = 16  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
 # 4 = dice of 13-19.5 mm and checkers shrunk to a die's size as negatives (read at a board's own dice size),
 # 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers,
 # 6 = makers' prints on the field between the rows, 7 = busy bars (loud grain, stripes, hinges),
@@ -63,7 +65,10 @@ DATA_VERSION = 15  # part of the cache's key: 2 = half the boards in random look
 # (of its own size, any way round), and cube windows over those ends, 13 = cubes of their own make (dark bodies,
 # numbers on a disc, other typefaces: `style.CubeLook`), score flip cards against the board's ends (`style.EndCards`),
 # the cube set aside below the board's near edge (clear of the ends), 14 = every face alike off the bar, 15 = the
-# bar's crop at least `rectify.BAR_CROP_CHECKERS` checkers wide
+# bar's crop at least `rectify.BAR_CROP_CHECKERS` checkers wide, 16 = checkers on the bar laid as real players leave
+# them on `TRAIN_BAR_FREE` of such boards (`readers_data.bar_layout`), and the bar's target a map of them along it;
+# boards of a shape of their own include printed boards' middle lines for a bar (`readers_data.PRINTED_BARS`)
+TRAIN_BAR_FREE = 0.6  # of boards with checkers on the bar, the share with them laid freely (either colour anywhere)
 TRAIN_CUBE_ENDS = 0.3  # the share of rendered boards whose cube lies off the bar, in a tray or on the frame
 END_NEGATIVES = 3  # cube windows with no cube cut per frame from the strips beyond the field's ends
 BATCH = {"points": 96, "bar": 48, "tray": 64, "dice": 96, "cube": 96, "dice_heat": 24}  # times --batch-scale
@@ -82,7 +87,7 @@ def _gen_chunk(job: tuple) -> dict[str, np.ndarray]:
     rng = np.random.default_rng([seed, 3])
     acc: dict[str, list] = {}
     for f in frames(schemes, rig_seeds, per_rig, seed, profiles=profiles, corner_noise=noise, shaped=shaped,
-                    cube_ends=TRAIN_CUBE_ENDS):
+                    cube_ends=TRAIN_CUBE_ENDS, bar_free=TRAIN_BAR_FREE):
         for k, v in examples(f, rng, with_heat=heat, end_negatives=END_NEGATIVES, **kw).items():
             acc.setdefault(k, []).extend(v)
     out = {}
@@ -158,6 +163,26 @@ def build(name: str, dice_channels=DICE_CHANNELS):
             outs = [h(z) for h in self.heads]
             return outs[0] if len(outs) == 1 else tuple(outs)
 
+    class BarLine(nn.Module):
+        """The bar's crop -> a map along it (`readers.read_bar`): per cell of BAR_CELL rows, the logits of 0 ..
+        BAR_PILE checkers centred in it and of their being light, (N, BAR_PILE + 2, BAR_CELLS). The crop's width
+        is folded away after the trunk; dilated convolutions along the bar give each cell its neighbours (a
+        checker is 4 cells long, a cube beside it is not one)."""
+
+        def __init__(self):
+            super().__init__()
+            self.trunk = nn.Sequential(Norm(), cbr(3, 16, 2), cbr(16, 32, 2), cbr(32, 32), cbr(32, 48, 2), cbr(48, 64),
+                                       cbr(64, 64, d=2))
+            w = BAR_CROP[0] // 8
+            self.line = nn.Sequential(
+                nn.Conv2d(64, 96, (3, w), padding=(1, 0), bias=False), nn.BatchNorm2d(96), nn.ReLU(inplace=True),
+                nn.Conv2d(96, 96, (3, 1), padding=(2, 0), dilation=(2, 1), bias=False), nn.BatchNorm2d(96),
+                nn.ReLU(inplace=True), nn.Conv2d(96, BAR_PILE + 2, 1))
+            self.line[-1].bias.data[0] = 4.0  # most cells hold no checker's centre
+
+        def forward(self, x):
+            return self.line(self.trunk(x))[..., 0]
+
     class Heat(nn.Module):
         def __init__(self):
             super().__init__()
@@ -171,7 +196,7 @@ def build(name: str, dice_channels=DICE_CHANNELS):
     if name == "points":
         return Classifier([16, 32, 48, 48, 64], [2, 2, 2, 1, 2], (192, 48), [N_POINT_CLASSES])
     if name == "bar":
-        return Classifier([16, 32, 32, 48, 64], [2, 2, 1, 2, 2], (320, 40), [MAX_COUNT + 1, MAX_COUNT + 1])
+        return BarLine()
     if name == "tray":
         return Classifier([16, 32, 32, 48, 64], [2, 1, 2, 1, 2], (160, 40), [MAX_COUNT + 1, MAX_COUNT + 1])
     if name == "dice":
@@ -282,11 +307,14 @@ def train_model(name: str, data: dict, seconds: float, seed: int, log, real: dic
                 idx[:k] = torch.randint(0, n_rendered, (k,), generator=g, device=dev)
                 idx[k:] = torch.randint(n_rendered, n, (bs - k,), generator=g, device=dev)
             xb = x_all[idx]
+            yb = y_all[idx].long()
             if flip_ok:  # a slot mirrored left-right holds the same checkers
                 flip = torch.rand(len(idx), generator=g, device=dev) < 0.5
                 xb[flip] = xb[flip].flip(2)
+            if name == "bar":  # and the bar turned end over end, its map with it
+                flip = torch.rand(len(idx), generator=g, device=dev) < 0.5
+                xb[flip], yb[flip] = xb[flip].flip(1), yb[flip].flip(1)
             xb = augment(xb, g)
-            yb = y_all[idx].long()
             ab = aux_all[idx] if aux_all is not None else None
             if cut is not None:  # rendered (every look, cocked dice) and real, cut afresh
                 xr, yr, ar = cut.batch(k_real, g)
@@ -294,7 +322,9 @@ def train_model(name: str, data: dict, seconds: float, seed: int, log, real: dic
                 yb = torch.cat([yb, yr])
                 ab = torch.cat([ab, ar])
             out = model(xb)
-            if name in ("bar", "tray"):
+            if name == "bar":
+                loss = _bar_loss(out, yb)
+            elif name == "tray":
                 loss = F.cross_entropy(out[0], yb[:, 0]) + F.cross_entropy(out[1], yb[:, 1])
             elif name == "dice":
                 logits, aux = out
@@ -369,6 +399,18 @@ def _heat_batch(data: dict, bs: int, rng: np.random.Generator) -> tuple[np.ndarr
     return xb, tb
 
 
+def _bar_loss(out, y):
+    """The bar's map: cross-entropy of each cell's count, and of the colour where a checker is centred."""
+    import torch.nn.functional as F
+
+    counts, colour = out[:, :BAR_PILE + 1], out[:, BAR_PILE + 1]
+    loss = F.cross_entropy(counts, y[..., 0])
+    held = y[..., 1] >= 0
+    if held.any():
+        loss = loss + F.binary_cross_entropy_with_logits(colour[held], y[..., 1][held].float())
+    return loss
+
+
 def _focal(logits, target):
     """CenterNet's focal loss on a Gaussian target (peak cells are the positives)."""
     import torch
@@ -420,7 +462,10 @@ def temperatures(name: str, model, calib: dict) -> list[float]:
         return [1.0]
     x, y, _ = _arrays(name, calib)
     out = _logits(model, x)
-    if name in ("bar", "tray"):
+    if name == "bar":  # every cell of the map
+        counts = out[0][:, :BAR_PILE + 1].transpose(0, 2, 1).reshape(-1, BAR_PILE + 1)
+        return [fit_temperature(counts, y[..., 0].reshape(-1).astype(np.int64))]
+    if name == "tray":
         return [fit_temperature(out[0], y[:, 0]), fit_temperature(out[1], y[:, 1])]
     return [fit_temperature(out[0], y)]
 
@@ -431,7 +476,7 @@ def export(name: str, model, path: Path, temps: list[float], card: dict) -> None
 
     shapes = {"points": (192, 48), "bar": (320, 40), "tray": (160, 40), "dice": (DIE_CROP, DIE_CROP),
               "cube": (CUBE_CROP, CUBE_CROP), "dice_heat": (360, 513)}
-    outs = {"bar": ["light", "dark"], "tray": ["light", "dark"], "dice": ["value", "aux"],
+    outs = {"bar": ["cells"], "tray": ["light", "dark"], "dice": ["value", "aux"],
             "dice_heat": ["heat"]}.get(name, ["logits"])
     path.parent.mkdir(parents=True, exist_ok=True)
     dyn = {"image": {0: "n"}} | {o: {0: "n"} for o in outs}
@@ -692,6 +737,10 @@ def _schemes_text(version: int = DATA_VERSION) -> str:
         text += (f"; {TRAIN_SHAPED:.0%} of the rigs a board of a shape of its own (bar, points' length, the field's "
                  "height, 6-7 checkers in a line: `readers_data.random_shape`), rectified as the observer rectifies "
                  "a real board, its field's corners mapped onto the default board's field")
+    if version >= 16:
+        text += (f"; of those, {PRINTED_BARS:.0%} with a printed board's middle line for a bar (1-8 mm); of the boards "
+                 f"with checkers on the bar, {TRAIN_BAR_FREE:.0%} with them laid as real players leave them (either "
+                 "colour anywhere, across the middle, now and then one on another: `readers_data.bar_layout`)")
     return text
 
 
@@ -715,8 +764,10 @@ DESIGNS = {
               "first three's discs: a glossy checker's middle mirrors the lamp) form two clusters in Lab, hue "
               "weighed three times lightness, which shine and shade move; the lighter one is light), since one crop "
               "cannot tell which of two unfamiliar colours is light.",
-    "bar": "The bar crop (320x40): five conv layers (16-32-32-48-64), FC 128, two heads: light 0..15 "
-           "(the upper half) and dark 0..15.",
+    "bar": "The bar crop (320x40, at least 1.25 checkers wide): six conv layers (16-32-32-48-64-64, stride 8), the "
+           "crop's width folded by a 3x5 convolution, two dilated along the bar: a map of 40 cells along it, each "
+           "with the logits of 0..3 checkers centred in it and of their being light. `readers.read_bar` judges each "
+           "occupied cell's colour by the board's two checker colours where known and adds the cells up per colour.",
     "tray": "A tray crop (160x40, checkers on edge, the row starting at the bottom): five conv layers, FC 128, "
             "two heads: light 0..15 and dark 0..15. A one-colour row clearly on the other side of the board's "
             "light/dark threshold (from the points) has its heads swapped (`vision.readers.tray_colours`).",
@@ -761,7 +812,8 @@ def write_card(out: Path, name: str, command: str, n_frames: int, seed: int, siz
              f"{summary['train_examples']} examples). AdamW "
              f"{summary.get('lr', 2e-3):.2g}" + (f" from `{summary['init']}`" if summary.get("init") else "")
              + ", cosine over the time budget; colour "
-             "augmentation (channel shuffle, gains, contrast, grey, noise), left-right flips for slots.", "",
+             "augmentation (channel shuffle, gains, contrast, grey, noise), left-right flips for slots"
+             + (" (the bar also turned end over end, its map with it)" if data_version >= 16 else "") + ".", "",
              "## Data", "",
              f"- training: {n_frames} frames rendered by `vision.synth` ({PER_RIG} per rig), schemes "
              f"{_schemes_text(data_version)}; profiles clean:standard:hard = 1:3:2; rig seeds "

@@ -29,6 +29,8 @@ from ..calibrate import Calibration
 from ..geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP, BoardGeometry
 from ..observation import MAX_COUNT
 from ..readers import (
+    BAR_CELLS,
+    BAR_PILE,
     BAR_PLACES,
     CUBE_FACES,
     CUBE_WINDOW,
@@ -43,7 +45,7 @@ from ..readers import (
     rect_to_mm,
     slot_crops,
 )
-from ..rectify import board_to_rect, homography, rectify, rectify_ends
+from ..rectify import board_to_rect, homography, rectify, rectify_ends, slot_rect
 from ..synth.rig import Rig
 from ..synth.scene import Die, Scene, slot_counts, stack_under
 from ..synth.style import RANDOM
@@ -66,16 +68,19 @@ CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)
 # a share of the training boards has a shape of its own (`random_shape`) and is rectified as the observer rectifies a
 # real board: its field mapped onto the default board's, only the bar's and the points' shares measured
 TRAIN_SHAPED = 0.5
+PRINTED_BARS = 0.15  # of those, the share with a printed board's middle line for a bar (1-8 mm)
 
 
 def random_shape(rng: np.random.Generator) -> dict:
     """A real board's own proportions (BoardGeometry fields, mm, against the default's 42 mm points): the bar
-    from a folding board's hinge to a wide tournament bar, the points' length, the field's height from 9.5 to
-    13 point widths (the default 10.5, the pine folding board 12.5), and six or seven checkers lined up on a
-    point before a second layer, as players stack them."""
+    from a printed board's middle line (`PRINTED_BARS` of them: the checkers on the points beside it lie by the
+    line, inside the bar's crop, and are not on the bar) and a folding board's hinge to a wide tournament bar, the
+    points' length, the field's height from 9.5 to 13 point widths (the default 10.5, the pine folding board 12.5),
+    and six or seven checkers lined up on a point before a second layer, as players stack them."""
     w = BoardGeometry().point_w
     inner_h = float(rng.uniform(9.5, 13.0)) * w
-    return {"bar_w": float(rng.uniform(8.0, 75.0)), "inner_h": round(inner_h, 1),
+    bar_w = float(rng.uniform(1.0, 8.0)) if rng.random() < PRINTED_BARS else float(rng.uniform(8.0, 75.0))
+    return {"bar_w": bar_w, "inner_h": round(inner_h, 1),
             "point_len": round(float(rng.uniform(0.36, 0.5)) * inner_h, 1),
             "line": int(rng.choice([5, 6, 6, 7]))}
 
@@ -127,11 +132,13 @@ def sample_counts(rng: np.random.Generator, rig: Rig) -> np.ndarray:
 
 
 def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None = None, max_dice: int = 4,
-                 cocked_rate: float = 0.12, bar_middle: float = 0.5, cube_ends: float = 0.0) -> Scene:
+                 cocked_rate: float = 0.12, bar_middle: float = 0.5, cube_ends: float = 0.0,
+                 bar_free: float = 0.0) -> Scene:
     """A quiet board (no hands): counts, 0..4 dice anywhere on the two halves (both players' pairs,
     some cocked, some resting on checkers), the cube at any of its places, a bump of the board. ``cube_ends``: the
     share of boards whose cube lies in a tray or on the frame at either end (`end_spot`; 0 draws the scenes of
-    before, exactly)."""
+    before, exactly); ``bar_free``: the share of boards with checkers on the bar laid as real players leave them
+    (`bar_layout`; 0: the scenes of before, exactly)."""
     g = rig.geom
     counts = sample_counts(rng, rig) if counts is None else counts
     fx0, fy0, fx1, fy1 = g.field()
@@ -171,9 +178,52 @@ def sample_scene(rng: np.random.Generator, rig: Rig, counts: np.ndarray | None =
     # real players put a hit checker anywhere on the bar, its middle too (where the cube is not): a share `bar_middle`
     # of such boards have them there (renders had left it free, and a real checker there was read as a cube showing 32)
     middle = place != "centre" and counts[BAR_SLOT].any() and bar_middle > 0 and rng.random() < bar_middle
+    spots = None
+    if bar_free > 0 and counts[BAR_SLOT].any() and rng.random() < bar_free:
+        spots = bar_layout(rng, g, counts, place, middle)
     return Scene(counts=counts, dice=tuple(dice), cube_value=value, cube_place=place, cube_at=cube_at,
                  shift=tuple(round(v, 1) for v in shift), score=(int(rng.integers(0, 7)), int(rng.integers(0, 7))),
-                 bar_middle=bool(middle))
+                 bar_middle=bool(middle), bar_spots=spots)
+
+
+BAR_FREE_MAX = 6  # checkers on the bar up to which `bar_layout` lays them freely (more: the stacked layout)
+
+
+def bar_layout(rng: np.random.Generator, g: BoardGeometry, counts: np.ndarray, place: str,
+               middle: bool) -> tuple[tuple[int, float, int], ...]:
+    """Checkers on the bar as real players leave them (`Scene.bar_spots`): either colour on either side, a line
+    that may cross the middle with the colours in any order, now and then one checker on another (off its middle,
+    as dropped by hand). Seen on the real bars: three checkers across the middle, one colour above and below it.
+    Many checkers (rare in play): the default's stacked layout, each colour on a side drawn at random."""
+    nl, nd = int(counts[BAR_SLOT, 0]), int(counts[BAR_SLOT, 1])
+    swap = bool(rng.random() < 0.5)
+    spots = [(c, g.bar_spot((c == 0) != swap, k, middle)) for c, n in ((0, nl), (1, nd)) for k in range(n)]
+    stacked = tuple((c, y, int(round(h / g.checker_h)) - 1) for c, (_, y, h) in spots)
+    if nl + nd > BAR_FREE_MAX:
+        return stacked
+    colours = [0] * nl + [1] * nd
+    rng.shuffle(colours)
+    _, y0, _, y1 = g.bar_rect()
+    r = g.checker_d / 2
+    cube = (g.cube_spot(place)[1], g.cube_size / 2 + r + 2) if place in ("centre", "top", "bottom") else None
+    for _ in range(20):
+        ys, layers, y = [], [], float(rng.uniform(y0 + r, y1 - r))
+        step = float(rng.choice([-1.0, 1.0])) * g.checker_d * float(rng.uniform(1.0, 1.2))
+        for k in range(len(colours)):
+            if k and rng.random() < 0.15:  # on the one before, as a hand drops it: a third to a half off (one
+                # exactly on another is a single checker from above, and a target no reader can meet)
+                ys.append(ys[-1] + float(rng.choice([-1.0, 1.0])) * g.checker_d * float(rng.uniform(0.3, 0.5)))
+                layers.append(layers[-1] + 1)
+                continue
+            if k:
+                y += step
+            ys.append(y)
+            layers.append(0)
+        inside = all(y0 + r - 2 <= v <= y1 - r + 2 for v in ys)
+        clear = cube is None or all(abs(v - cube[0]) >= cube[1] for v in ys)
+        if inside and clear:
+            return tuple((c, round(v, 1), k) for c, v, k in zip(colours, ys, layers))
+    return stacked
 
 
 def end_spot(rng: np.random.Generator, g: BoardGeometry, counts: np.ndarray) -> tuple[float, float, float, float]:
@@ -222,6 +272,8 @@ class Frame:
     scheme: str = ""
     ends: np.ndarray | None = None  # the strips beyond the field's ends (`rectify_ends`)
     cube_mm: tuple[float, float] | None = None  # where a cube in a tray or on the frame shows, board mm
+    bar_px: list[tuple[int, float, float]] = field(default_factory=list)  # each checker on the bar: colour, where
+    # its top shows (rectified px)
 
 
 def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float, jpeg: int | None,
@@ -259,19 +311,21 @@ def render(rig: Rig, scene: Scene, rng: np.random.Generator, corner_noise: float
     elif drawn["cube"] is not None and scene.cube_place != "off":
         _, _, px, py, _ = drawn["cube"]
         cube_px = to_rect(px, py)
+    bar_px = [(colour, *to_rect(px, py)) for slot, colour, px, py, _ in drawn["checkers"] if slot == BAR_SLOT]
     return Frame(rect, geom, scene, dice_px, cube_px, rig.profile.name, rig.scheme, rectify_ends(img, H, geom),
-                 cube_mm)
+                 cube_mm, bar_px)
 
 
 def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, profiles=TRAIN_PROFILES,
            corner_noise: tuple[float, float] = (0.0, 3.0), jpeg: tuple[int, int] = (35, 95),
            max_dice: int = 4, die_size: float | tuple[float, float] = TRAIN_DIE_MM, shaped: float = 0.0,
-           bar_middle: float = 0.5, cube_ends: float = 0.0):
+           bar_middle: float = 0.5, cube_ends: float = 0.0, bar_free: float = 0.0):
     """Rendered frames, ``per_rig`` per rig; profiles cycle with the rig; corner noise (px, sigma)
     and JPEG quality drawn per frame from the given ranges; dice of ``die_size`` mm (a range: drawn per rig);
     ``shaped``: the share of rigs whose board has a shape of its own, rectified as the observer would;
     ``bar_middle``: of boards with checkers on the bar and the cube elsewhere, the share with them in its middle;
-    ``cube_ends``: the share of boards with the cube in a tray or on the frame (`sample_scene`)."""
+    ``cube_ends``: the share of boards with the cube in a tray or on the frame, ``bar_free``: of those with checkers
+    on the bar, the share with them laid freely (`sample_scene`)."""
     rng = np.random.default_rng([seed, 11])
     for k, rs in enumerate(rig_seeds):
         prof = profiles[k % len(profiles)]
@@ -279,13 +333,28 @@ def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, pr
         shape = random_shape(rng) if shaped and rng.random() < shaped else None
         rig = Rig.build(prof, rs, SIZE, schemes=schemes, die_size=mm, shape=shape)
         for i in range(per_rig):
-            scene = sample_scene(rng, rig, max_dice=max_dice, bar_middle=bar_middle, cube_ends=cube_ends)
+            scene = sample_scene(rng, rig, max_dice=max_dice, bar_middle=bar_middle, cube_ends=cube_ends,
+                                 bar_free=bar_free)
             noise = float(rng.uniform(*corner_noise))
             q = int(rng.integers(jpeg[0], jpeg[1] + 1)) if jpeg else None
             yield render(rig, scene, rng, noise, q, i, observed=shape is not None)
 
 
 # ---------------------------------------------------------------------- examples
+
+
+def bar_cells(frame: Frame) -> np.ndarray:
+    """The bar reader's target (`readers.read_bar`): per cell of its map along the bar's crop, how many checkers
+    are centred in it (0 .. BAR_PILE) and their colour (1 light, 0 dark, -1 none), (BAR_CELLS, 2) int8."""
+    out = np.zeros((BAR_CELLS, 2), np.int8)
+    out[:, 1] = -1
+    _, y0, _, y1 = slot_rect(BAR_SLOT, frame.geom)
+    for colour, x, y in frame.bar_px:
+        row = (rect_to_mm((x, y), frame.geom)[1] - y0) / (y1 - y0) * BAR_CELLS
+        k = int(np.clip(np.floor(row), 0, BAR_CELLS - 1))
+        out[k, 0] = min(out[k, 0] + 1, BAR_PILE)
+        out[k, 1] = 1 if colour == 0 else 0
+    return out
 
 
 def examples(frame: Frame, rng: np.random.Generator, keep_empty: float = 0.5, die_jitter: float = 2.5,
@@ -304,7 +373,7 @@ def examples(frame: Frame, rng: np.random.Generator, keep_empty: float = 0.5, di
         out["pt_x"].append(points[s])
         out["pt_y"].append(lab)
     out["bar_x"].append(bar)
-    out["bar_y"].append([int(counts[BAR_SLOT, 0]), int(counts[BAR_SLOT, 1])])
+    out["bar_y"].append(bar_cells(frame))
     for k, slot in enumerate((TRAY_TOP, TRAY_BOTTOM)):
         out["tray_x"].append(trays[k])
         out["tray_y"].append([min(int(counts[slot, 0]), MAX_COUNT), min(int(counts[slot, 1]), MAX_COUNT)])

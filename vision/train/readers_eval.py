@@ -38,30 +38,31 @@ PER_RIG = 4
 
 
 def eval_frames(profile: str, n: int, noise: float = 2.0, seed: int = 0, schemes: list[str] | None = None,
-                die_size: float = 16.0, shaped: float = 0.0, bar_middle: float = 0.5, cube_ends: float = 0.0):
+                die_size: float = 16.0, shaped: float = 0.0, bar_middle: float = 0.5, cube_ends: float = 0.0,
+                bar_free: float = 0.0):
     """``shaped``: the share of boards of a shape of their own (`readers_data.random_shape`), rectified as the
-    observer rectifies a real board (its field's corners and measured shape); ``bar_middle``, ``cube_ends``: see
-    `readers_data.frames`."""
+    observer rectifies a real board (its field's corners and measured shape); ``bar_middle``, ``cube_ends``,
+    ``bar_free``: see `readers_data.frames` (0: the frames of before)."""
     schemes = schemes or HELD_OUT_SCHEMES
     n_rigs = max(1, -(-n // PER_RIG))
     rig_seeds = [EVAL_SEED0 + 1000 * seed + k for k in range(n_rigs)]
     q = JPEG[profile]
     gen = frames(schemes, rig_seeds, PER_RIG, seed + 424242, profiles=(profile,), corner_noise=(noise, noise),
                  jpeg=(q, q), max_dice=2, die_size=die_size, shaped=shaped, bar_middle=bar_middle,
-                 cube_ends=cube_ends)
+                 cube_ends=cube_ends, bar_free=bar_free)
     for _, f in zip(range(n), gen):
         yield f
 
 
 def evaluate(models: Path | str | Readers, profile: str, n: int, noise: float = 2.0, seed: int = 0,
              schemes: list[str] | None = None, die_size: float = 16.0, learn_dice_size: bool = False,
-             shaped: float = 0.0, bar_middle: float = 0.5, cube_ends: float = 0.0) -> dict:
+             shaped: float = 0.0, bar_middle: float = 0.5, cube_ends: float = 0.0, bar_free: float = 0.0) -> dict:
     """``learn_dice_size``: read the dice as the observer does, at the scale learnt from the frames so far
     (`vision.dicesize`); else at the default's. ``shaped``: see `eval_frames`."""
     readers = models if isinstance(models, Readers) else Readers(models)
     acc = _Acc()
     size = DiceSize() if learn_dice_size else None
-    for f in eval_frames(profile, n, noise, seed, schemes, die_size, shaped, bar_middle, cube_ends):
+    for f in eval_frames(profile, n, noise, seed, schemes, die_size, shaped, bar_middle, cube_ends, bar_free):
         t = time.perf_counter()
         slots, dice, cube = readers.read_board(f.rect, f.geom, dice_size=size, ends=f.ends)
         acc.ms.append((time.perf_counter() - t) * 1000)
