@@ -224,14 +224,18 @@ def _stack_colours(points: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> t
     upto = np.clip(np.asarray(counts), 1, len(_STACK_MASKS)) - 1
     for m in np.unique(upto):
         sel = np.nonzero(upto == m)[0]
-        px = points[np.asarray(idx)[sel]][:, _STACK_MASKS[m]]  # (points, pixels, 3)
-        b, g, r = px[..., 0], px[..., 1], px[..., 2]  # HSV's chroma: cheaper than Lab's, as good a rank
-        chroma = np.maximum(np.maximum(b, g), r) - np.minimum(np.minimum(b, g), r)
-        half = px.shape[1] // 2
-        order = np.argpartition(chroma, half, axis=1)[:, half:]
-        med[sel] = np.median(np.take_along_axis(px, order[..., None], 1), axis=1)
+        med[sel] = _colourful_median(points[np.asarray(idx)[sel]][:, _STACK_MASKS[m]])
     lab = cv2.cvtColor(med[None], cv2.COLOR_BGR2LAB)[0].astype(np.float64)
     return lab, _luma(med.astype(np.float32))
+
+
+def _colourful_median(px: np.ndarray) -> np.ndarray:
+    """(discs, pixels, 3) BGR -> (discs, 3): each disc's median over its more colourful half of pixels."""
+    b, g, r = px[..., 0], px[..., 1], px[..., 2]  # HSV's chroma: cheaper than Lab's, as good a rank
+    chroma = np.maximum(np.maximum(b, g), r) - np.minimum(np.minimum(b, g), r)
+    half = px.shape[1] // 2
+    order = np.argpartition(chroma, half, axis=1)[:, half:]
+    return np.median(np.take_along_axis(px, order[..., None], 1), axis=1)
 
 
 def _weighted(lab: np.ndarray) -> np.ndarray:
@@ -391,9 +395,7 @@ def bar_cell_colours(bar: np.ndarray, geom: BoardGeometry, cells: np.ndarray, ce
         a, b = max(int(cy - ry), 0), min(int(np.ceil(cy + ry)) + 1, BAR_CROP[1])
         yy, xx = np.mgrid[a:b, 0:BAR_CROP[0]]
         inside = ((yy + 0.5 - cy) / ry) ** 2 + ((xx + 0.5 - BAR_CROP[0] / 2) / rx) ** 2 <= 1
-        px = bar[a:b][inside].astype(np.int16)
-        chroma = px.max(1) - px.min(1)  # the more colourful half, as `_stack_colours` takes
-        med[j] = np.median(px[np.argsort(chroma)[len(px) // 2:]], axis=0)
+        med[j] = _colourful_median(bar[a:b][inside][None])[0]  # as a point's checkers are judged
     lab = cv2.cvtColor(med[None], cv2.COLOR_BGR2LAB)[0].astype(np.float64)
     out[idx] = centres.p_light(lab)
     return out
