@@ -54,7 +54,7 @@ from .real_dice import MASTER_PX_RANGE
 PER_RIG = 8
 SHARES = {"points": 0.40, "bar": 0.08, "tray": 0.08, "dice_heat": 0.20, "dice": 0.16, "cube": 0.08}
 HEAT_FRAMES = 4000  # frames whose half-resolution board the heat-map trains on (memory: 0.55 MB each)
-DATA_VERSION = 17  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
+DATA_VERSION = 16  # part of the cache's key: 2 = half the boards in random looks, 3 = dice of 12-25 mm,
 # 4 = dice of 13-19.5 mm and checkers shrunk to a die's size as negatives (read at a board's own dice size),
 # 5 = half the boards of a shape of their own, rectified as the observer does; wooden looks; lines of 6-7 checkers,
 # 6 = makers' prints on the field between the rows, 7 = busy bars (loud grain, stripes, hinges),
@@ -67,8 +67,7 @@ DATA_VERSION = 17  # part of the cache's key: 2 = half the boards in random look
 # the cube set aside below the board's near edge (clear of the ends), 14 = every face alike off the bar, 15 = the
 # bar's crop at least `rectify.BAR_CROP_CHECKERS` checkers wide, 16 = checkers on the bar laid as real players leave
 # them on `TRAIN_BAR_FREE` of such boards (`readers_data.bar_layout`), and the bar's target a map of them along it;
-# boards of a shape of their own include printed boards' middle lines for a bar (`readers_data.PRINTED_BARS`), 17 = each
-# bar checker's target split between the two cells nearest its centre (`readers_data.bar_cells`)
+# boards of a shape of their own include printed boards' middle lines for a bar (`readers_data.PRINTED_BARS`)
 TRAIN_BAR_FREE = 0.6  # of boards with checkers on the bar, the share with them laid freely (either colour anywhere)
 TRAIN_CUBE_ENDS = 0.3  # the share of rendered boards whose cube lies off the bar, in a tray or on the frame
 END_NEGATIVES = 3  # cube windows with no cube cut per frame from the strips beyond the field's ends
@@ -308,7 +307,7 @@ def train_model(name: str, data: dict, seconds: float, seed: int, log, real: dic
                 idx[:k] = torch.randint(0, n_rendered, (k,), generator=g, device=dev)
                 idx[k:] = torch.randint(n_rendered, n, (bs - k,), generator=g, device=dev)
             xb = x_all[idx]
-            yb = y_all[idx] if name == "bar" else y_all[idx].long()
+            yb = y_all[idx].long()
             if flip_ok:  # a slot mirrored left-right holds the same checkers
                 flip = torch.rand(len(idx), generator=g, device=dev) < 0.5
                 xb[flip] = xb[flip].flip(2)
@@ -400,27 +399,12 @@ def _heat_batch(data: dict, bs: int, rng: np.random.Generator) -> tuple[np.ndarr
     return xb, tb
 
 
-def _soft_counts(mass):
-    """A cell's share of checkers (`readers_data.bar_cells`: each split between the two cells nearest its centre) ->
-    its target over 0..BAR_PILE, between the two counts either side: a centre on the line between two cells is half
-    a checker in each, not a whole one in the cell it happens to fall in."""
-    import torch
-    import torch.nn.functional as F
-
-    lo = mass.floor().clamp(max=BAR_PILE)
-    frac = (mass - lo).clamp(0, 1)
-    hi = (lo + 1).clamp(max=BAR_PILE)
-    n = BAR_PILE + 1
-    return (1 - frac)[..., None] * F.one_hot(lo.long(), n) + frac[..., None] * F.one_hot(hi.long(), n).to(torch.float32)
-
-
 def _bar_loss(out, y):
-    """The bar's map: cross-entropy of each cell's count (soft targets: `_soft_counts`), and of the colour where a
-    checker is centred."""
+    """The bar's map: cross-entropy of each cell's count, and of the colour where a checker is centred."""
     import torch.nn.functional as F
 
     counts, colour = out[:, :BAR_PILE + 1], out[:, BAR_PILE + 1]
-    loss = -(_soft_counts(y[..., 0]).permute(0, 2, 1) * F.log_softmax(counts, 1)).sum(1).mean()
+    loss = F.cross_entropy(counts, y[..., 0])
     held = y[..., 1] >= 0
     if held.any():
         loss = loss + F.binary_cross_entropy_with_logits(colour[held], y[..., 1][held].float())
@@ -460,8 +444,6 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
         z = logits / math.exp(log_t)
         z = z - z.max(1, keepdims=True)
         lp = z - np.log(np.exp(z).sum(1, keepdims=True))
-        if y.ndim == 2:  # soft targets
-            return float(-(lp * y).sum(1).mean())
         return float(-lp[np.arange(len(y)), y].mean())
 
     a, b = math.log(0.1), math.log(10.0)
@@ -481,10 +463,8 @@ def temperatures(name: str, model, calib: dict) -> list[float]:
     x, y, _ = _arrays(name, calib)
     out = _logits(model, x)
     if name == "bar":  # every cell of the map
-        import torch
-
         counts = out[0][:, :BAR_PILE + 1].transpose(0, 2, 1).reshape(-1, BAR_PILE + 1)
-        return [fit_temperature(counts, _soft_counts(torch.from_numpy(y[..., 0].reshape(-1))).numpy())]
+        return [fit_temperature(counts, y[..., 0].reshape(-1).astype(np.int64))]
     if name == "tray":
         return [fit_temperature(out[0], y[:, 0]), fit_temperature(out[1], y[:, 1])]
     return [fit_temperature(out[0], y)]

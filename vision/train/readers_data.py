@@ -344,23 +344,16 @@ def frames(schemes: list[str], rig_seeds: list[int], per_rig: int, seed: int, pr
 
 
 def bar_cells(frame: Frame) -> np.ndarray:
-    """The bar reader's target (`readers.read_bar`): per cell of its map along the bar's crop, its share of the
-    checkers (0 .. BAR_PILE; each checker split between the two cells nearest its centre by where it lies) and their
-    colour (1 light, 0 dark, -1 none; the colour of the greater share), (BAR_CELLS, 2) float32."""
-    out = np.zeros((BAR_CELLS, 2), np.float32)
+    """The bar reader's target (`readers.read_bar`): per cell of its map along the bar's crop, how many checkers
+    are centred in it (0 .. BAR_PILE) and their colour (1 light, 0 dark, -1 none), (BAR_CELLS, 2) int8."""
+    out = np.zeros((BAR_CELLS, 2), np.int8)
     out[:, 1] = -1
-    weight = np.zeros((BAR_CELLS, 2), np.float32)  # per colour
     _, y0, _, y1 = slot_rect(BAR_SLOT, frame.geom)
     for colour, x, y in frame.bar_px:
-        a = (rect_to_mm((x, y), frame.geom)[1] - y0) / (y1 - y0) * BAR_CELLS - 0.5  # in cell centres
-        i0 = int(np.floor(a))
-        f = a - i0
-        for k, w in ((i0, 1.0 - f), (i0 + 1, f)):  # split between the two nearest cells by where it lies
-            k = int(np.clip(k, 0, BAR_CELLS - 1))
-            out[k, 0] = min(out[k, 0] + w, BAR_PILE)
-            weight[k, colour] += w
-    held = weight.sum(1) > 0
-    out[held, 1] = (weight[held, 0] >= weight[held, 1]).astype(np.float32)
+        row = (rect_to_mm((x, y), frame.geom)[1] - y0) / (y1 - y0) * BAR_CELLS
+        k = int(np.clip(np.floor(row), 0, BAR_CELLS - 1))
+        out[k, 0] = min(out[k, 0] + 1, BAR_PILE)
+        out[k, 1] = 1 if colour == 0 else 0
     return out
 
 
