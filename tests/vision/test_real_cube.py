@@ -139,8 +139,8 @@ def test_cube_in_a_tray_or_on_the_frame_read_on_held_out_rendered_boards():
                     "project)")
 def test_cubes_in_trays_and_on_frames_of_real_boards():
     """The 16 real pictures whose cube lies in a tray or on the frame (every stream frame): looked for in the strips
-    beyond the field's ends, found on 16, read right on 3 of the 14 legible (2026-12-07, the stream frames' fields
-    re-measured; 6 with their first labels: a stream cube's read turns on a field a few pixels aside); few false
+    beyond the field's ends, found on 16, read right on 4 of the 14 legible (2026-12-07, the fields measured
+    again; 6 with their first labels: a stream cube's read turns on a field a few pixels aside); few false
     cubes. On the bar 1 of 3 (2 with the product photos' fields as first labelled, a wall's face further out: the
     Crisloid board's 16 is then not seen)."""
     labels = json.loads(LABELS.read_text())["pictures"]
