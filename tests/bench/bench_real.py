@@ -1,7 +1,7 @@
 """The vision stage on real pictures of real boards (JSON): board finding, checkers, dice.
 
     python tests/bench/bench_real.py [--real ../shared/data/real] [--negatives 40] [--dice 10000] [--only FOLDER]
-                                     [--per-folder 16] [--follow 40] [--models DIR]
+                                     [--per-folder 16] [--follow 40] [--models DIR] [--jitter DRAWS]
 
 Reads the pictures from ../shared/data/real (never copied into the project) and our labels of them,
 made by eye, twice (tests/data/real_labels.json: a field is the playing surface, where the points are
@@ -29,6 +29,8 @@ painted and the checkers lie; where a raised rim's inner walls show, it ends at 
   board's two games frame by frame, its dice size learnt over each game as the observer learns it
   (`vision.dicesize`). Dice values right (as multisets), missed, extra (false dice, or wrong values),
   frames whose dice are all right.
+* jitter (``--jitter DRAWS``): the checkers, bars, dice and cubes again, each field given a little off (corners
+  moved at random within 0.5 % of its diagonal), DRAWS times: how much of a figure is one labelled field's draw.
 * speed: board finding per picture scaled to 1280 px wide, one core.
 """
 
@@ -63,6 +65,7 @@ PLAY_LABELS = ROOT / "tests" / "data" / "real_play_labels.json"  # the pine boar
 DICE_CHECKED = ROOT / "tests" / "data" / "rune55_test_checked.json"  # our values of the Rune55 test dice
 DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real"
 WRONG = 0.05  # a found field off by more than this share of its diagonal is a wrong board
+JITTER = 0.005  # `--jitter`: each corner of a given field moved at random within this share of its diagonal
 DICE_SIZES = (16, 20, 32)  # px per die in the crop, beside DIE_PX (24: the default 16 mm die; 32: a folding board's)
 
 
@@ -407,6 +410,55 @@ def bench_cube(real: Path, labels: dict) -> dict:
     return tot
 
 
+def jittered(labels: dict, rng: np.random.Generator, reach: float) -> dict:
+    """The labels with every field's corners moved at random, each within ``reach`` of the field's diagonal: what a
+    finder or a tracker a little off gives the readers."""
+    out = {}
+    for rel, lab in labels.items():
+        if isinstance(lab, dict) and "field" in lab:
+            q = np.array(lab["field"], np.float64)
+            diag = max(np.linalg.norm(q[0] - q[2]), np.linalg.norm(q[1] - q[3]))
+            r = reach * diag * np.sqrt(rng.random(4))
+            a = rng.uniform(0.0, 2 * np.pi, 4)
+            lab = dict(lab, field=(q + np.stack([r * np.cos(a), r * np.sin(a)], 1)).tolist())
+        out[rel] = lab
+    return out
+
+
+def bench_jitter(real: Path, labels: dict, draws: int, reach: float = JITTER, seed: int = 0) -> dict:
+    """The readers' figures on the real pictures, the field given a little off (`jittered`), ``draws`` times: the
+    checkers, the bar, the dice and the cube. A read at a decision's edge turns on a few pixels of the field, so one
+    labelled field's figures are one draw among these."""
+    rng = np.random.default_rng(seed)
+    out: dict = defaultdict(list)
+    for _ in range(draws):
+        labs = jittered(labels, rng, reach)
+        right = n = 0
+        bars: dict = {}
+        for rel, lab in measured(labs, None, 100):
+            if not ("top" in lab or "bar" in lab) or not (real / rel).exists():
+                continue
+            read = to_json(read_picture(cv2.imread(str(real / rel)), np.array(lab["field"], np.float64)))
+            if "top" in lab and "bottom" in lab:
+                r, k, _ = point_figures(read, lab)
+                right, n = right + r, n + k
+            if "bar" in lab:
+                bars[rel] = (bar_right(read, lab), lab["bar"]["light"] + lab["bar"]["dark"])
+        out["points_right_given_field"].append(round(right / max(n, 1), 3))
+        b = bar_figures(bars)["all folders"]
+        for k in ("right", "holding_right", "empty_read_holding"):
+            out[f"bars_{k}"].append(b[k])
+        dice = bench_board_dice(real, labs)
+        for folder in ("streams", "photos-jvitors23"):
+            if folder in dice:
+                out[f"dice_{folder}_right_missed_extra"].append(
+                    [dice[folder][k] for k in ("values_right", "missed", "extra")])
+        cube = bench_cube(real, labs).get("all folders", {})
+        for k in ("on_bar_right", "elsewhere_found", "elsewhere_right", "false_on_bar", "false_elsewhere"):
+            out[f"cube_{k}"].append(cube.get(k))
+    return {"reach": reach, "draws": draws, **out}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--real", type=Path, default=DEFAULT_REAL, help="the real pictures (default: %(default)s)")
@@ -419,6 +471,9 @@ def main() -> None:
     ap.add_argument("--models", type=Path, help="reader weights for the dice (default: the shipped models/)")
     ap.add_argument("--per-folder", type=int, default=16, help="at most this many pictures of a folder, evenly "
                     "spread (default: %(default)s)")
+    ap.add_argument("--jitter", type=int, default=0, metavar="DRAWS", help="also read the labelled pictures with "
+                    f"their fields' corners moved at random within {JITTER:.1%} of the diagonal, DRAWS times "
+                    "(default: %(default)s): how the readers' figures hold with a field a little off")
     args = ap.parse_args()
     if not args.real.is_dir():
         print(json.dumps({"benchmark": "real", "skipped": f"no real pictures at {args.real}"}))
@@ -458,6 +513,8 @@ def main() -> None:
         out["follow"] = bench_follow(args.real, labels, args.follow)
     if not args.only:
         out["adapt"] = bench_adapt(args.real, labels)
+    if args.jitter and not args.only:
+        out["jitter"] = bench_jitter(args.real, labels, args.jitter)
     print(json.dumps(out, indent=1))
 
 

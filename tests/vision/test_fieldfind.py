@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.bench.bench_real import DEFAULT_REAL, LABELS, corner_error, measured, point_figures
+from tests.bench.bench_real import DEFAULT_REAL, LABELS, corner_error, jittered, measured, point_figures
 from tests.cli.test_cli import bgscribe
 from vision.fieldfind import _agreement, _fitted_shape, find_field, from_tips, judged, points_disagree, working_copy
 from vision.pointedges import SHAPES, Edges, _holds_a_point, _in_bar
@@ -631,3 +631,17 @@ def test_real_points_fit_keeps_each_half_off_the_bar():
         q = np.array(labels[rel]["field"], np.float64) * s  # TL, TR, BR, BL; the bar between TL-TR's halves
         offs.append(points_disagree(small, q, edges.score(q, SHAPES)[1])[1])
     assert sum(o < 0.5 for o in offs) >= 6, offs
+
+
+def test_jittered_fields_move_every_corner_within_their_reach():
+    """`bench_real.py --jitter`: each field's corners moved at random, none further than the reach (a share of the
+    field's diagonal), the labels themselves untouched and everything but the field kept."""
+    labels = {"a.jpg": {"field": [[0.0, 0.0], [300.0, 0.0], [300.0, 400.0], [0.0, 400.0]], "bar": {"light": 1}},
+              "b.jpg": {"board": False}}
+    out = jittered(labels, np.random.default_rng(3), 0.01)
+    moved = np.array(out["a.jpg"]["field"]) - np.array(labels["a.jpg"]["field"])
+    assert labels["a.jpg"]["field"][1] == [300.0, 0.0] and out["b.jpg"] == {"board": False}
+    assert out["a.jpg"]["bar"] == {"light": 1}
+    assert (np.linalg.norm(moved, axis=1) <= 0.01 * 500 + 1e-9).all() and (np.abs(moved) > 0).all()
+    assert corner_error(np.array(out["a.jpg"]["field"]), np.array(labels["a.jpg"]["field"])) <= 0.01
+
