@@ -644,4 +644,3 @@ def test_jittered_fields_move_every_corner_within_their_reach():
     assert out["a.jpg"]["bar"] == {"light": 1}
     assert (np.linalg.norm(moved, axis=1) <= 0.01 * 500 + 1e-9).all() and (np.abs(moved) > 0).all()
     assert corner_error(np.array(out["a.jpg"]["field"]), np.array(labels["a.jpg"]["field"])) <= 0.01
-
