@@ -42,6 +42,7 @@ import os
 import sys
 import time
 from collections import defaultdict
+from functools import lru_cache
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -67,6 +68,18 @@ DEFAULT_REAL = ROOT.parent / "shared" / "data" / "real"
 WRONG = 0.05  # a found field off by more than this share of its diagonal is a wrong board
 JITTER = 0.005  # `--jitter`: each corner of a given field moved at random within this share of its diagonal
 DICE_SIZES = (16, 20, 32)  # px per die in the crop, beside DIE_PX (24: the default 16 mm die; 32: a folding board's)
+
+
+@lru_cache(maxsize=512)
+def _given_reading(path: str, field: tuple) -> dict:
+    """`bgscribe read --field`'s JSON of the picture at ``path`` with ``field`` (corners as a tuple of pairs): the
+    checkers', bars', dice and cube figures all count from the same reading, read once."""
+    return to_json(read_picture(cv2.imread(path), np.array(field, np.float64)))
+
+
+def given_reading(real: Path, rel: str, field) -> dict:
+    """`_given_reading` of the labelled picture ``rel`` with ``field`` (its label's, or one moved a little)."""
+    return _given_reading(str(real / rel), tuple(tuple(float(v) for v in c) for c in field))
 
 
 def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
@@ -153,7 +166,7 @@ def bench_fields(real: Path, labels: dict, only: str | None, per_folder: int) ->
         f["names"].append((Path(rel).name, round(err, 4), round(fit.quality, 2)))
         points = "top" in lab and "bottom" in lab
         if points or "bar" in lab:
-            given = to_json(read_picture(img, np.array(lab["field"], np.float64)))
+            given = given_reading(real, rel, lab["field"])
         if points:
             e2e = to_json(read_picture(img)) if fit.found else None
             ends[rel] = (point_figures(given, lab), point_figures(e2e, lab) if e2e and "top" in e2e else (0, 24, False),
@@ -354,9 +367,7 @@ def bench_board_dice(real: Path, labels: dict) -> dict:
 
     for rel, lab in labels.items():
         if isinstance(lab, dict) and "dice" in lab and "field" in lab and (real / rel).exists():
-            img = cv2.imread(str(real / rel))
-            add(rel.split("/")[0], values(to_json(read_picture(img, np.array(lab["field"], np.float64)))),
-                lab["dice"])
+            add(rel.split("/")[0], values(given_reading(real, rel, lab["field"])), lab["dice"])
     scales = {}
     for name, seq in json.loads(PLAY_LABELS.read_text())["sequences"].items():
         if not (real / seq["folder"]).is_dir():
@@ -383,7 +394,7 @@ def bench_cube(real: Path, labels: dict) -> dict:
         if not (isinstance(lab, dict) and "cube" in lab and "field" in lab and (real / rel).exists()):
             continue
         cube = lab["cube"]
-        read = to_json(read_picture(cv2.imread(str(real / rel)), np.array(lab["field"], np.float64)))["cube"]
+        read = given_reading(real, rel, lab["field"])["cube"]
         f = tot.setdefault(rel.split("/")[0], {"pictures": 0, "on_bar": 0, "on_bar_right": 0, "elsewhere": 0,
                                                "elsewhere_found": 0, "elsewhere_legible": 0, "elsewhere_right": 0,
                                                "not_on_bar": 0, "false_on_bar": 0, "false_elsewhere": 0})
@@ -438,7 +449,7 @@ def bench_jitter(real: Path, labels: dict, draws: int, reach: float = JITTER, se
         for rel, lab in measured(labs, None, 100):
             if not ("top" in lab or "bar" in lab) or not (real / rel).exists():
                 continue
-            read = to_json(read_picture(cv2.imread(str(real / rel)), np.array(lab["field"], np.float64)))
+            read = given_reading(real, rel, lab["field"])
             if "top" in lab and "bottom" in lab:
                 r, k, _ = point_figures(read, lab)
                 right, n = right + r, n + k
