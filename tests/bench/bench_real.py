@@ -483,7 +483,7 @@ def main() -> None:
     ap.add_argument("--per-folder", type=int, default=16, help="at most this many pictures of a folder, evenly "
                     "spread (default: %(default)s)")
     ap.add_argument("--jitter", type=int, default=0, metavar="DRAWS", help="also read the labelled pictures with "
-                    f"their fields' corners moved at random within {JITTER:.1%} of the diagonal, DRAWS times "
+                    f"their fields' corners moved at random within {JITTER * 100:.1f} %% of the diagonal, DRAWS times "
                     "(default: %(default)s): how the readers' figures hold with a field a little off")
     args = ap.parse_args()
     if not args.real.is_dir():
