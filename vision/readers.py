@@ -244,33 +244,43 @@ def _weighted(lab: np.ndarray) -> np.ndarray:
     return lab * np.array([1.0, CHROMA_WEIGHT, CHROMA_WEIGHT])
 
 
-def _two_colours(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _two_colours(lab: np.ndarray, weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Two clusters in Lab, whatever the hues: started from the best split along the direction the colours
     vary most (lightness for black and white, hue for red and blue of one brightness, where a split by
     lightness alone started from one outlier), refined by 2-means: (is_light per point, light centre,
-    dark centre); None: one colour."""
+    dark centre); None: one colour. ``weight``: how much each point's colour counts (its checkers, as sure
+    as they are read): a point's dark triangle read as one unsure checker is a third colour, and one or two
+    of them, weighed as much as a stack each, split the board into that colour against both checkers'."""
     raw, lab = lab, _weighted(lab)
-    centred = lab - lab.mean(0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    w = np.ones(len(lab)) if weight is None else np.asarray(weight, np.float64)
+
+    def mean(sel: np.ndarray) -> np.ndarray:
+        return (lab[sel] * w[sel, None]).sum(0) / w[sel].sum()
+
+    centred = lab - mean(np.ones(len(lab), bool))
+    _, _, vt = np.linalg.svd(centred * np.sqrt(w)[:, None], full_matrices=False)
     proj = centred @ vt[0]
-    order = np.sort(proj)
-    best, cut = -1.0, float(order[0])
+    order = np.argsort(proj)
+    pw, px = np.cumsum(w[order]), np.cumsum(w[order] * proj[order])
+    best, cut = -1.0, float(proj[order[0]])
     for i in range(1, len(order)):
-        between = i * (len(order) - i) * (order[i:].mean() - order[:i].mean()) ** 2
+        wl, wr = pw[i - 1], pw[-1] - pw[i - 1]
+        between = wl * wr * ((px[-1] - px[i - 1]) / wr - px[i - 1] / wl) ** 2
         if between > best:
-            best, cut = between, float((order[i - 1] + order[i]) / 2)
+            best, cut = between, float((proj[order[i - 1]] + proj[order[i]]) / 2)
     light_c = proj > cut
     for _ in range(10):
         if light_c.all() or not light_c.any():
             return None
-        c1, c0 = lab[light_c].mean(0), lab[~light_c].mean(0)
+        c1, c0 = mean(light_c), mean(~light_c)
         new = np.linalg.norm(lab - c1, axis=1) < np.linalg.norm(lab - c0, axis=1)
         if (new == light_c).all():
             break
         light_c = new
     if light_c.all() or not light_c.any():  # 2-means ran out of turns on one cluster
         return None
-    c1, c0 = raw[light_c].mean(0), raw[~light_c].mean(0)  # the centres in plain Lab, as the callers keep them
+    lab = raw  # the centres in plain Lab, as the callers keep them
+    c1, c0 = mean(light_c), mean(~light_c)
     if c1[0] < c0[0]:  # the lighter cluster is light
         c0, c1, light_c = c1, c0, ~light_c
     gap = float(np.linalg.norm(c1 - c0))
@@ -361,10 +371,13 @@ def point_colours(points: np.ndarray, p: np.ndarray,
         return out, None, None
     counts = (p[occupied, 1:1 + MAX_COUNT] + p[occupied, 1 + MAX_COUNT:]).argmax(1) + 1
     lab, luma = _stack_colours(points, occupied, counts)
-    split = _two_colours(lab) if len(occupied) >= 2 else None
+    # each point's colour weighs as its checkers sampled (`_stack_colours`), as surely as they are there
+    weight = np.minimum(counts, len(_STACK_MASKS)) * (1.0 - p[occupied, 0])
+    split = _two_colours(lab, weight) if len(occupied) >= 2 else None
     if split is not None:
         is_light, c1, c0 = split
-        thr = float((luma[is_light].mean() + luma[~is_light].mean()) / 2)
+        thr = float((np.average(luma[is_light], weights=weight[is_light])
+                     + np.average(luma[~is_light], weights=weight[~is_light])) / 2)
     elif colours is not None and colours.light is not None:
         c1, c0, thr = colours.light, colours.dark, colours.threshold
     else:

@@ -311,6 +311,25 @@ def test_gold_against_white_is_told_by_hue_where_shine_and_shade_cross_their_lig
     assert light[0] > dark[0]  # the white cluster is the light one, as a whole
 
 
+def test_a_third_colour_read_as_unsure_single_checkers_does_not_split_the_board():
+    """A stream board's black points read as one unsure checker each (two of them on a field given 3 px off) made a
+    third colour; weighed as much as a stack each, they split the board into black against gold and white together,
+    and seven points came out wrong. Each point's colour weighs as its checkers, as surely as they are read."""
+    from vision.readers import _two_colours
+
+    white = np.array([[195, 129, 132], [188, 129, 129], [202, 128, 130], [181, 127, 131]])
+    gold = np.array([[135, 135, 170], [128, 135, 168], [127, 134, 168], [130, 135, 168], [123, 136, 167],
+                     [170, 130, 175]])
+    black = np.array([[18, 141, 125], [16, 130, 125]])
+    lab = np.vstack([white, gold, black]).astype(np.float64)
+    weight = np.array([3, 2, 3, 3] + [2, 3, 3, 3, 3, 1] + [0.6, 0.55])  # checkers sampled x P(a checker is there)
+    is_light, light, dark = _two_colours(lab, weight)
+    assert is_light[:4].all() and not is_light[4:10].any(), is_light
+    assert light[0] > 150 and dark[2] > 150  # the centres are white's and gold's, not pulled towards black
+    unweighted, _, _ = _two_colours(lab)
+    assert not (unweighted[:4].all() and not unweighted[4:10].any())  # what happened before
+
+
 def test_glossy_red_checkers_whose_middles_mirror_the_lamp_stay_dark():
     """A phone photo's glossy red checkers showed the lamp in their middles, as white as the white checkers
     beside them (four red stacks were called light): the colour is taken from the more colourful half of
