@@ -94,6 +94,11 @@ def _point(light: int, dark: int) -> str:
     return ""
 
 
+TRAY_TRUST = 0.5  # a tray's reading counts this much of a point's in choosing what to give up (`within_the_checkers`):
+# the default profile puts the trays at the right, and a real board's may be at the left, at both ends or off the board
+# (a stream frame's compartments at the right held the players' name cards, read as 13 light and 3 dark checkers)
+
+
 def within_the_checkers(slots) -> list[tuple[int, int]]:
     """Each slot's (light, dark) count: the likeliest reading of the whole board in which neither colour has
     more than its 15 checkers (some may be hidden or in a hand: fewer is allowed). Where the slots' own best
@@ -113,8 +118,10 @@ def within_the_checkers(slots) -> list[tuple[int, int]]:
         if k < BAR_SLOT:  # a point: one colour, empty, light j or dark j
             opts = [(0, 0, max(1.0 - light[1:].sum() - dark[1:].sum(), 0.0))]
             opts += [(j, 0, light[j]) for j in range(1, n)] + [(0, j, dark[j]) for j in range(1, n)]
-        else:
+        elif k == BAR_SLOT:
             opts = [(a, b, light[a] * dark[b]) for a in range(n) for b in range(n)]
+        else:  # a tray: read where the profile puts the board's trays, which a field's outline cannot tell
+            opts = [(a, b, (light[a] * dark[b]) ** TRAY_TRUST) for a in range(n) for b in range(n)]
         new = np.full((n, n), -np.inf)
         pick = np.zeros((n, n), np.int32)
         for o, (a, b, pr) in enumerate(opts):

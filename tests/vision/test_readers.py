@@ -359,7 +359,8 @@ def test_glossy_red_checkers_whose_middles_mirror_the_lamp_stay_dark():
 def test_a_board_reads_at_most_fifteen_checkers_a_colour():
     """A picture's reading obeys the checkers a board has: where the slots' own best counts give a colour more
     than 15 (two dice cups on points read as stacks of 12), the counts that cost least to give up go; under the
-    limit the best counts stand, and fewer than 15 is allowed (a hand may hide some)."""
+    limit the best counts stand, and fewer than 15 is allowed (a hand may hide some). A tray's reading counts for less
+    than a point's: the board's trays may not be where the profile puts them."""
     from transcriber.observation import SlotReading
     from vision.still import within_the_checkers
 
@@ -385,6 +386,17 @@ def test_a_board_reads_at_most_fifteen_checkers_a_colour():
     hidden[16] = empty  # five under a hand: 10 dark read, as they are
     assert within_the_checkers(hidden)[0] == (0, 5) and sum(d for _, d in within_the_checkers(hidden)) == 10
 
+    # a stream board's compartments where the default profile puts the trays held name cards, read as 1 and 2 dark
+    # checkers, unsure; the limit then cost a point's stack of 3 read 0.8 sure. The trays' readings count for less.
+    carded = list(slots)
+    carded[0], carded[5] = point("D", 3, 0.98, 0.001), point("D", 4, 0.98, 0.001)  # dark's 15 with 3 on point 11
+    carded[11] = point("D", 3, 0.8, 0.08)
+    for k, n, p in ((TRAY_TOP, 1, 0.37), (TRAY_BOTTOM, 2, 0.52)):
+        dark = np.zeros(MAX_COUNT + 1)
+        dark[n], dark[0], dark[n + 1] = p, 0.12 if n == 1 else 0.07, 1.0 - p - (0.12 if n == 1 else 0.07)
+        carded[k] = SlotReading(np.eye(MAX_COUNT + 1)[0], dark)
+    got = within_the_checkers(carded)
+    assert got[11] == (0, 3) and got[TRAY_TOP] == got[TRAY_BOTTOM] == (0, 0), got
 
 def test_a_die_off_the_playing_field_is_no_roll(readers):
     """Rule 4.2: a roll's dice rest flat on the playing surface, right of the bar. A die lying in a tray is read as
