@@ -279,9 +279,12 @@ class Tracker:
             if self._structure_wait <= 0:  # slow: not on every frame of footage without a board
                 self._structure_wait = STRUCTURE_EVERY
                 from .fieldfind import find_field, turned_corners
+                from .profilefit import fit_height
+                from .readers import default_readers
 
                 fit = find_field(bgr)
                 if fit.found:
+                    fit = fit_height(bgr, fit, default_readers())
                     cal = Calibration.from_field(turned_corners(fit), fit.quality, fit.geometry())
         if cal.ok or self.current is None:
             self.current = cal

@@ -102,6 +102,8 @@ class FieldFit:
     turned: bool = False  # the bar runs across the picture (the rows are up and down)
     points_off: float = 0.0  # how far the points' own fit of the field lies from it, point widths (`points_disagree`)
     margin: float = 0.0  # the field's ends beyond the outermost points, share of its width
+    height: float | None = None  # the field's height, share of its width, as the readers read the board best
+    # (`vision.profilefit`); None: the default board's
     points: np.ndarray | None = field(default=None, repr=False, compare=False)  # the points' own fit of the field
     # (picture px) where `judged` made one: `_where_points_end` weighs the placed field against it
 
@@ -116,11 +118,11 @@ class FieldFit:
         return _quality(self.score) >= 0.5
 
     def geometry(self):
-        """The board's profile: the default board with this field's bar and points (trays at the right:
+        """The board's profile: the default board with this field's bar, points and height (trays at the right:
         a field's outline says nothing of them)."""
         from .geometry import BoardGeometry
 
-        return BoardGeometry().with_field_shape(self.bar_frac, self.point_len)
+        return BoardGeometry().with_field_shape(self.bar_frac, self.point_len, self.height)
 
 
 # ---------------------------------------------------------------------- candidates

@@ -34,6 +34,9 @@ END_MM = 100.0  # beyond each end of the playing field, the strip where a cube o
 # frame, a tray (at either end or both), the frame again (every tournament stream frame has its cube there)
 
 
+FIELD_HEIGHTS = (0.5, 1.2)  # a playing field's height, share of its width: what `with_field_shape` takes
+
+
 @dataclass(frozen=True)
 class BoardGeometry:
     """A tournament board (defaults: a 19-inch club/tournament board with 38 mm checkers)."""
@@ -51,20 +54,28 @@ class BoardGeometry:
     cube_size: float = 30.0
     line: int = 5  # checkers a point's first layer holds (the renderer's: players line up 6 or 7 before stacking)
 
-    def with_field_shape(self, bar_frac: float, point_frac: float) -> BoardGeometry:
+    def with_field_shape(self, bar_frac: float, point_frac: float, height: float | None = None) -> BoardGeometry:
         """This board with a real board's bar and points, as shares of its playing field's width and height
-        (`vision.fieldfind` measures them). The points keep their width, so the readers see checkers at the
-        size they were trained on; the bar takes the board's own share (a narrow bar, a wide one), which
-        otherwise shifts every point beside it by up to half a point. Rounded, so one board is one geometry."""
+        (`vision.fieldfind` measures them), and (``height``) its field's height as a share of its width, as the
+        readers see the board (`vision.profilefit`; None: this board's). The points keep their width, so the
+        readers see checkers at the size they were trained on; the bar takes the board's own share (a narrow bar,
+        a wide one), which otherwise shifts every point beside it by up to half a point; the height keeps the
+        checkers as tall along the points as they are wide (a printed board's field, half as wide again as it is
+        high, mapped onto this one's stretched its discs by a third, and a row of 4 read as 7). Rounded, so one
+        board is one geometry."""
         bar = float(np.clip(round(bar_frac / 0.0025) * 0.0025, 0.0, 0.2))
         bar_w = max(bar * 12 * self.point_w / (1 - bar), 6.0)  # (no bar at all: a sliver for the bar slot)
-        point_len = float(np.clip(round(point_frac / 0.005) * 0.005, 0.25, 0.6)) * self.inner_h
-        return replace(self, bar_w=round(bar_w, 2), point_len=round(point_len, 2))
+        inner_h = self.inner_h
+        if height is not None:  # (to the millimetre: the default's shares give the default board back)
+            inner_h = float(round(float(np.clip(height, *FIELD_HEIGHTS)) * (12 * self.point_w + bar_w)))
+        point_len = float(np.clip(round(point_frac / 0.005) * 0.005, 0.25, 0.6)) * inner_h
+        return replace(self, bar_w=round(bar_w, 2), point_len=round(point_len, 2), inner_h=round(inner_h, 2))
 
-    def field_shape(self) -> tuple[float, float]:
-        """The bar's share of the playing field's width and a point's share of its height (`with_field_shape`'s
-        inverse)."""
-        return self.bar_w / (12 * self.point_w + self.bar_w), self.point_len / self.inner_h
+    def field_shape(self) -> tuple[float, float, float]:
+        """The bar's share of the playing field's width, a point's share of its height and its height's share of
+        its width (`with_field_shape`'s inverse)."""
+        width = 12 * self.point_w + self.bar_w
+        return self.bar_w / width, self.point_len / self.inner_h, self.inner_h / width
 
     @property
     def half_w(self) -> float:

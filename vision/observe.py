@@ -65,27 +65,29 @@ def field_of_state(state: dict) -> tuple[np.ndarray | None, np.ndarray | None, t
     if corners.shape != (4, 2) or now.shape != (4, 2):
         raise ValueError("the board's field must be four corners x, y")
     profile = state.get("profile")
-    if profile is not None and (len(profile) != 2 or not all(isinstance(v, (int, float)) for v in profile)):
-        raise ValueError("the board's profile must be [bar share, point share]")
+    if profile is not None and (len(profile) not in (2, 3) or not all(isinstance(v, (int, float)) for v in profile)):
+        raise ValueError("the board's profile must be [bar share, point share, height share]")
     return corners, now, (tuple(profile) if profile is not None else None)
 
 
 def field_on_picture(bgr: np.ndarray, corners) -> tuple[tuple, tuple]:
     """A field's corners given by hand (any order round it) placed on a picture of the board: in the order the
     observer takes them (TL, TR, BR, BL with the bar running top to bottom), which way round judged by the points'
-    edges, and the field's shape measured there (the bar's share of its width, a point's of its height)."""
+    edges, and the field's shape measured there (the bar's share of its width, a point's of its height, and its
+    height's share of its width as the readers read the board surest: `vision.profilefit`)."""
     from .fieldfind import given_field, turned_corners
+    from .profilefit import fit_height
 
-    fit = given_field(bgr, np.asarray(corners, np.float64))
-    return tuple(map(tuple, turned_corners(fit).tolist())), (fit.bar_frac, fit.point_len)
+    fit = fit_height(bgr, given_field(bgr, np.asarray(corners, np.float64)), default_readers())
+    return tuple(map(tuple, turned_corners(fit).tolist())), fit.geometry().field_shape()
 
 
 def _profile_geometry(profile) -> BoardGeometry | None:
-    """(bar share, point share) of a board's field -> its geometry; None without one."""
+    """(bar share, point share[, height share]) of a board's field -> its geometry; None without one (a profile of
+    two, kept before the height was, reads the board at the default's height)."""
     if profile is None:
         return None
-    bar, length = (float(v) for v in profile)
-    return BoardGeometry().with_field_shape(bar, length)
+    return BoardGeometry().with_field_shape(*(float(v) for v in profile))
 
 
 def tray_side_margin(rect: np.ndarray) -> float:
@@ -172,7 +174,7 @@ class Observer:
             state["field_now"] = [[round(float(x), 2), round(float(y), 2)] for x, y in cal.field]
             if anchor is not None:
                 state["anchor"] = anchor.to_json()
-            if cal.geom is not None:  # the board's profile: its bar and points (shares of the field)
+            if cal.geom is not None:  # the board's profile: its bar, points and height (shares of the field)
                 state["profile"] = [round(v, 4) for v in cal.geom.field_shape()]
         return state
 

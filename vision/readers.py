@@ -540,6 +540,11 @@ class Readers:
         logits, features = self._m["points"].run(nchw(crops))
         return logits, features
 
+    def points_sureness(self, rect: np.ndarray, geom: BoardGeometry) -> float:
+        """The mean, over the 24 points, of the points reader's likeliest class's probability (`vision.profilefit`)."""
+        logits, _ = self.point_outputs(slot_crops(rect, geom)[0])
+        return float(_softmax(logits, self._m["points"].temperature[0]).max(1).mean())
+
     def read_slots(self, rect: np.ndarray, geom: BoardGeometry, colours: BoardColours | None = None, adapter=None,
                    memo: ReadMemo | None = None) -> list[SlotReading]:
         """``colours``: this board's colours so far; learns from the read when it shows the opening.

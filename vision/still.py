@@ -22,6 +22,7 @@ from .dicesize import DiceSize
 from .fieldfind import FieldFit, find_field, given_field, order_corners, turned_corners
 from .geometry import BAR_SLOT, TRAY_BOTTOM, TRAY_TOP
 from .observation import MAX_COUNT
+from .profilefit import fit_height
 from .readers import Readers, default_readers
 from .rectify import homography, rectify, rectify_ends
 
@@ -69,20 +70,24 @@ class PictureReading:
 def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
                  readers: Readers | None = None, profile: tuple | None = None, adapter=None,
                  dice_size: DiceSize | None = None) -> PictureReading:
-    """``profile``: the board's (bar share, point share) as known already (its board state); else measured.
+    """``profile``: the board's (bar share, point share[, height share]) as known already (its board state); else
+    measured, the height as the readers read the board surest (`vision.profilefit`).
     ``adapter``: the board's own points head (vision.adapt). ``dice_size``: how big its dice look
     (vision.dicesize), learning from this picture too."""
     fit = given_field(picture, field) if field is not None else find_field(picture)
-    if profile is not None:
-        fit = replace(fit, bar_frac=float(profile[0]), point_len=float(profile[1]))
     corners = turned_corners(fit)
     if field is None and not fit.found:
         return PictureReading(fit, corners, [], [], None)
-    geom = fit.geometry()  # the board's own bar and points, as the observer takes them
+    readers = readers or default_readers()
+    if profile is not None:
+        fit = replace(fit, bar_frac=float(profile[0]), point_len=float(profile[1]),
+                      height=float(profile[2]) if len(profile) > 2 else None)
+    else:
+        fit = fit_height(picture, fit, readers)
+    geom = fit.geometry()  # the board's own bar, points and height, as the observer takes them
     H = homography(Calibration.from_field(corners, fit.quality, geom).corners, geom)
-    slots, dice, cube = (readers or default_readers()).read_board(rectify(picture, H, geom), geom, adapter=adapter,
-                                                                  dice_size=dice_size,
-                                                                  ends=rectify_ends(picture, H, geom))
+    slots, dice, cube = readers.read_board(rectify(picture, H, geom), geom, adapter=adapter, dice_size=dice_size,
+                                           ends=rectify_ends(picture, H, geom))
     return PictureReading(fit, corners, slots, dice, cube)
 
 
@@ -147,6 +152,7 @@ def to_json(r: PictureReading) -> dict:
     out = {"board_found": found, "quality": round(fit.quality, 3),
            "field": [[round(float(x), 1), round(float(y), 1)] for x, y in r.corners],
            "profile": {"bar_frac": round(fit.bar_frac, 4), "point_len": round(fit.point_len, 3),
+                       "height": round(fit.geometry().field_shape()[2], 3),
                        "bar": "up-down" if not fit.turned else "across"}}
     if not r.slots:
         return out

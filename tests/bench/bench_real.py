@@ -338,13 +338,17 @@ def _dice_match(read: list[int], labelled: list[int]) -> tuple[int, int, int]:
 def read_sequence(real: Path, seq: dict, adapter=None) -> tuple[list[tuple[dict, dict]], DiceSize]:
     """A labelled sequence of real play (`PLAY_LABELS`): its frames with no hand over the board, in order, each
     read as a still with the labelled field (``adapter``: the board's own points head), the board's dice size
-    learnt over them as the observer learns it. Returns (frame label, reading JSON) each, and that size."""
-    field, size, out = np.array(seq["field"], np.float64), DiceSize(), []
+    learnt over them as the observer learns it, and its profile as the first frame's read measures it (a board is
+    read in one geometry, as the observer keeps it in the board's state). Returns (frame label, reading JSON) each,
+    and that size."""
+    field, size, out, profile = np.array(seq["field"], np.float64), DiceSize(), [], None
     for fr in sorted(seq["frames"], key=lambda f: f["order"]):
         if fr.get("partial"):
             continue  # a hand over the board: its dice may be in the hand
         img = cv2.imread(str(real / seq["folder"] / fr["file"]))
-        out.append((fr, to_json(read_picture(img, field, adapter=adapter, dice_size=size))))
+        r = read_picture(img, field, adapter=adapter, dice_size=size, profile=profile)
+        profile = profile or r.fit.geometry().field_shape()
+        out.append((fr, to_json(r)))
     return out, size
 
 
@@ -506,6 +510,8 @@ def main() -> None:
         f[3] += 1
         f[4] += r2
         f[5] += whole2
+    if pts:
+        pts["all folders"] = [sum(v[i] for v in pts.values()) for i in range(7)]
     out["checkers"] = {k: {"boards": v[3], "points_right_given_field": round(v[0] / v[1], 3),
                            "counts_right_given_field": round(v[6] / v[1], 3),
                            "boards_right_given_field": v[2], "points_right_end_to_end": round(v[4] / v[1], 3),

@@ -35,7 +35,7 @@ def shaped(shape: dict, seed: int = 0):
 
 
 def _shares(g: BoardGeometry) -> tuple[float, float]:
-    return g.field_shape()
+    return g.field_shape()[:2]
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: ",".join(f"{k}={v:g}" for k, v in s.items()))
@@ -49,6 +49,30 @@ def test_board_shapes_measured_and_read(shape):
     assert abs(got.bar_w - rig.geom.bar_w) < 6.0 and got.point_w == BoardGeometry().point_w
     right = sum(tuple(s.best()) == tuple(int(v) for v in scene.counts[k]) for k, s in enumerate(r.slots[:24]))
     assert right >= 23, right
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_field_wide_for_its_height_is_read_at_its_own_height(seed):
+    """A board whose field is half as wide again as it is high (a printed board's; 8 point widths high against the
+    default's 10.5): mapped onto the default board's field its checkers stretch along the points and the rows read
+    long (14 and 16 of 24 points right when written). The readers read it surest at about its own height
+    (`vision.profilefit`), and right there."""
+    from vision.profilefit import fit_height
+    from vision.readers import default_readers
+
+    frame, truth, rig, scene = shaped({"inner_h": 340.0, "point_len": 150.0}, seed)
+    fit = given_field(frame, truth)
+    fitted = fit_height(frame, fit, default_readers())
+    assert fitted.height is not None and abs(fitted.height - rig.geom.field_shape()[2]) < 0.1, fitted.height
+
+    def right(r) -> int:
+        return sum(tuple(s.best()) == tuple(int(v) for v in scene.counts[k]) for k, s in enumerate(r.slots[:24]))
+
+    assert right(read_picture(frame, truth, profile=(fit.bar_frac, fit.point_len))) <= 20  # the default's height
+    r = read_picture(frame, truth)
+    assert right(r) >= 23 and r.fit.height == fitted.height
+    back = BoardGeometry().with_field_shape(*BoardGeometry().field_shape())
+    assert back.inner_h == BoardGeometry().inner_h  # the default's own shares give the default board back
 
 
 def test_geometry_of_a_field_shape():

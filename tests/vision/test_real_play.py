@@ -124,11 +124,12 @@ def _game_read_before_and_after_learning(name: str) -> tuple[float, float]:
     img = cv2.imread(str(DEFAULT_REAL / seq["folder"] / frames[0]["file"]))
     r = read_picture(img, field)
     adapter = adapt_to_picture(img, r.corners, r.fit.geometry(), frames[0]["top"], frames[0]["bottom"])
+    profile = r.fit.geometry().field_shape()  # the board's, as its opening measured it (the observer keeps it)
     before = after = 0
     for f in frames[1:]:
         pic = cv2.imread(str(DEFAULT_REAL / seq["folder"] / f["file"]))
-        before += frame_figures(to_json(read_picture(pic, field)), f)["points_right"]
-        after += frame_figures(to_json(read_picture(pic, field, adapter=adapter)), f)["points_right"]
+        before += frame_figures(to_json(read_picture(pic, field, profile=profile)), f)["points_right"]
+        after += frame_figures(to_json(read_picture(pic, field, adapter=adapter, profile=profile)), f)["points_right"]
     n = 24 * (len(frames) - 1)
     return before / n, after / n
 

@@ -88,7 +88,7 @@ def random_shape(rng: np.random.Generator) -> dict:
 def observed_geometry(geom: BoardGeometry) -> BoardGeometry:
     """The geometry the observer reads a board of this shape with: the default board, this board's bar and points
     as shares of its field (`BoardGeometry.with_field_shape`, what `vision.fieldfind` measures on a real board)."""
-    return BoardGeometry(trays_right=geom.trays_right).with_field_shape(*geom.field_shape())
+    return BoardGeometry(trays_right=geom.trays_right).with_field_shape(*geom.field_shape()[:2])
 
 
 def train_rig_seed(seed: int, k: int) -> int:
