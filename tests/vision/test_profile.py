@@ -127,6 +127,24 @@ def test_real_narrow_bars_measured():
     assert all(0.015 <= b <= 0.05 for b in bars), bars
 
 
+@pytest.mark.skipif(not (DEFAULT_REAL.is_dir() and LABELS.exists()),
+                    reason=f"the real pictures are not at {DEFAULT_REAL} (see ../shared/data/real/README.md)")
+def test_real_printed_board_read_at_its_own_height():
+    """A printed paper board's webcam frames (our labels, the field given): its field is half as wide again as it is
+    high, and read at the default board's height its rows of 4 flat discs read 7 and 8 (254 of 384 points right);
+    read at the height its points read surest, 374 when written."""
+    from tests.bench.bench_real import point_figures
+    from vision.still import to_json
+
+    labels = json.loads(LABELS.read_text())["pictures"]
+    right = total = 0
+    for rel, lab in labels.items():
+        if rel.startswith("webcam-printed-board/") and "top" in lab:
+            r = read_picture(cv2.imread(str(DEFAULT_REAL / rel)), np.array(lab["field"], np.float64))
+            right, total = right + point_figures(to_json(r), lab)[0], total + 24
+    assert total == 384 and right >= 365, right
+
+
 def test_trays_at_the_left_of_a_given_field(tmp_path):
     """A field's outline says nothing of the trays: on a board whose trays are at the left, the checkers
     borne off there are counted once they make the count of 15 come out (and the board state keeps the end)."""
