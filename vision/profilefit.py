@@ -6,9 +6,9 @@ points, and the points reader counts a row by how far it reaches: a printed boar
 is high, read its rows of 4 discs as 7 and 8. The picture's own shape of the field says what the height is where the
 camera looks straight down; from an angle, or on a picture stretched to a square, it is off. So the readers judge:
 the field is read at the default's height, at the picture's own and half way between, and the height whose read of
-the 24 points is surest is the board's (on the labelled real pictures with their field given, 895 -> 1017 of 1080
-points right, where the default alone read 895 and the picture's own alone 968; the stream frames, read right at the
-default's height, stay there).
+the 24 points is clearly surest is the board's (on the labelled real pictures with their field given, 895 -> 1018 of
+1080 points right, where the picture's own height alone read about 968: it lost the stream frames and stock photos
+that read right at the default's, which stay there).
 """
 
 from __future__ import annotations

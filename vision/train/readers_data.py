@@ -87,7 +87,9 @@ def random_shape(rng: np.random.Generator) -> dict:
 
 def observed_geometry(geom: BoardGeometry) -> BoardGeometry:
     """The geometry the observer reads a board of this shape with: the default board, this board's bar and points
-    as shares of its field (`BoardGeometry.with_field_shape`, what `vision.fieldfind` measures on a real board)."""
+    as shares of its field (`BoardGeometry.with_field_shape`, what `vision.fieldfind` measures on a real board), at
+    the default's height, as the shipped readers were trained (the observer now reads a field that reads clearly
+    surer at another height there: `vision.profilefit`)."""
     return BoardGeometry(trays_right=geom.trays_right).with_field_shape(*geom.field_shape()[:2])
 
 
