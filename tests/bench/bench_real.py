@@ -12,7 +12,7 @@ painted and the checkers lie; where a raised rim's inner walls show, it ends at 
   error over 5 %: a wrong board passed as found); per folder and over all folders. Negatives: real pictures
   with no board (the dice photos) found as a board.
 * checkers: given the labelled corners, points with the right count (and colour, where labelled), whole
-  boards exactly right; and the same end to end, from the corners the program found.
+  boards exactly right; and the same end to end, from the corners the program found; per folder and over all.
 * bars: given the labelled corners, the checkers on the bar (both colours) read right on every picture whose bar
   is labelled; those holding checkers and those empty apart (an empty bar read as holding some: the points beside a
   narrow bar, its fittings).
