@@ -191,8 +191,10 @@ class Observer:
         if self.opts.field is None:  # given for this board before: kept, and followed from where it was given
             self.tracker.confirm(now if anchor is not None else corners, anchor, geom)
         elif anchor is not None and same_corners(anchor.field, self.opts.field):
-            # given again as before: its anchor still holds, and so does a bump
-            self.tracker.confirm(now, anchor, _profile_geometry(self.opts.profile) or geom)
+            # given again as before: its anchor still holds, and so does a bump, and the board's profile as kept (one
+            # board, one geometry across segments: a height measured afresh on each could differ, and a board's
+            # learnt reader and colours were learnt in the one kept)
+            self.tracker.confirm(now, anchor, geom or _profile_geometry(self.opts.profile))
 
     def adopt(self, state: dict | None) -> bool:
         """Take what the record's observer of this board has learnt since this one began (the server keeps its

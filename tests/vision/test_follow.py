@@ -127,11 +127,16 @@ def test_observe_follows_a_bump_and_the_next_segment_keeps_it(tmp_path, board):
     kept = json.loads(state.read_text())
     assert same_corners(kept["field"], truth, 0.1) and not same_corners(kept["field_now"], truth, 2.0)
     assert kept["anchor"]["descriptors"]
+    assert len(kept["profile"]) == 3  # the bar's, the points' and the height's shares
+    kept["profile"][2] = round(kept["profile"][2] + 0.03, 4)  # the board's own, as a segment before measured it
+    state.write_text(json.dumps(kept))
     video2 = write_clip(tmp_path / "next.mp4", [bumped] * 20, seconds=2.0, fps=10)
     p = bgscribe("observe", str(video2), "--out", str(out), "--field", field, "--board-state", str(state), "--quiet")
     assert p.returncode == 0, p.stderr
     obs2 = [FrameObservation.from_json(line) for line in out.read_text().splitlines()]
     assert np.abs(np.array(obs2[0].corners) - want).max() < 4.0
+    again = json.loads(state.read_text())["profile"]  # kept across segments, not measured afresh (to the millimetre)
+    assert again[:2] == kept["profile"][:2] and abs(again[2] - kept["profile"][2]) < 0.001, (again, kept["profile"])
 
 
 @pytest.mark.skipif(not (DEFAULT_REAL.is_dir() and LABELS.exists()),
