@@ -330,41 +330,68 @@ def cmd_check_camera(args) -> int:
 
 def camera_field(still, given=None) -> dict:
     """The playing field on the camera's still: found by its structure, or the corners given (then judged
-    only for which way round they lie). Corners TL, TR, BR, BL as the picture shows them."""
+    only for which way round they lie). Corners TL, TR, BR, BL as the picture shows them. Where there is a field
+    or an outline to show, the board's profile measured on it (`vision.profilefit`: the bar's share of the field's
+    width, a point's of its height, its height's of its width) and the 24 points where that profile puts them."""
     from vision.fieldfind import find_field, given_field, order_corners
+    from vision.profilefit import fit_height
+    from vision.readers import default_readers
+    from vision.still import point_outlines
 
     fit = given_field(still, given) if given is not None else find_field(still)
     # an outline not sure (its points lie a point or more from it) is still shown: a person may confirm it
+    shown = given is not None or fit.found or fit.outlined
+    profile, points = None, []
+    if shown:
+        fit = fit_height(still, fit, default_readers())
+        bar, length, height = fit.geometry().field_shape()
+        profile = {"bar_frac": round(bar, 4), "point_len": round(length, 3), "height": round(height, 3),
+                   "bar": "across" if fit.turned else "up-down"}
+        points = [[[round(float(x), 1), round(float(y), 1)] for x, y in t] for t in point_outlines(fit)]
     return {"found": bool(fit.found), "given": given is not None, "quality": round(float(fit.quality), 2),
             "outline": bool(fit.found or fit.outlined), "points_off": round(float(fit.points_off), 2),
             "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in order_corners(fit.corners)],
-            "size": [int(still.shape[1]), int(still.shape[0])]}
+            "size": [int(still.shape[1]), int(still.shape[0])], "profile": profile, "points": points}
 
 
 def draw_field(still, field: dict):
+    """The field's outline on the still (green: found, amber: an outline not sure, red: not found), and thinner the
+    24 points where the board's profile puts them: a person checks both at once."""
     import cv2
     import numpy as np
 
     out = still.copy()
-    # green: the field; amber: an outline not sure; red: not found
     colour = (60, 200, 60) if field["found"] else (0, 170, 255) if field["outline"] else (40, 40, 230)
+    width = max(2, out.shape[1] // 400)
+    if field.get("points"):
+        cv2.polylines(out, list(np.int32(np.round(field["points"]))), True, colour, max(1, width // 2), cv2.LINE_AA)
     pts = np.int32(np.round(field["corners"]))
-    cv2.polylines(out, [pts], True, colour, max(2, out.shape[1] // 400), cv2.LINE_AA)
+    cv2.polylines(out, [pts], True, colour, width, cv2.LINE_AA)
     return out
+
+
+def profile_line(field: dict) -> str:
+    p = field.get("profile")
+    if not p:
+        return ""
+    return (f"\n  its profile: the bar {p['bar_frac']:.1%} of the field's width, the points {p['point_len']:.0%} of "
+            f"its height, the field {p['height']:.2f} as high as it is wide (the points drawn thin with --save-still)")
 
 
 def field_line(field: dict, board: int | None) -> str:
     corners = " ".join(f"{x:.0f},{y:.0f}" for x, y in field["corners"])
     where = f"on the dashboard (board {board}'s card: set corners)" if board is not None else "on the dashboard"
     if field["given"]:
-        return f"playing field: the corners given, {corners}"
+        return f"playing field: the corners given, {corners}" + profile_line(field)
     if field["found"]:
         return (f"playing field: found by its structure (quality {field['quality']:.2f}): {corners}\n"
-                f"  check the outline (--save-still draws it) and confirm it with --confirm or {where}")
+                f"  check the outline (--save-still draws it) and confirm it with --confirm or {where}"
+                + profile_line(field))
     if field["outline"]:
         return (f"playing field: an outline, not sure (the board's points lie {field['points_off']:.1f} point "
                 f"widths from it): {corners}\n  check it closely (--save-still draws it) and confirm it with "
-                f"--confirm, or give the corners with --field \"x,y x,y x,y x,y\" or click them {where}")
+                f"--confirm, or give the corners with --field \"x,y x,y x,y x,y\" or click them {where}"
+                + profile_line(field))
     return (f"playing field: not found (quality {field['quality']:.2f}); give its corners with --field "
             f"\"x,y x,y x,y x,y\" or click them {where}")
 
@@ -399,7 +426,8 @@ def _ask_and_keep(field: dict, args, server: str, admin: str, path: str) -> bool
               "(a tray or the frame taken in, or the field a point aside). Look closely.", file=sys.stderr)
     colour = "green" if field["found"] else "amber"
     print(f"Is the {colour} outline in {path} on the playing field of board {args.board} (the 24 points and the "
-          "bar inside it, the trays and frame outside)? [y/N] ", end="", flush=True, file=sys.stderr)
+          "bar inside it, the trays and frame outside; the thin triangles on the board's points)? [y/N] ", end="",
+          flush=True, file=sys.stderr)
     answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):
         print("not confirmed: nothing kept. Give the corners with --field, or click them on the dashboard.",

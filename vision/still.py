@@ -91,6 +91,17 @@ def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
     return PictureReading(fit, corners, slots, dice, cube)
 
 
+def point_outlines(fit: FieldFit) -> np.ndarray:
+    """The 24 points' triangles where the board's profile puts them (its bar, points and height), in picture pixels
+    (24, 3, 2): drawn over the picture, a person sees at a glance whether the field and its profile fit the board."""
+    geom = fit.geometry()
+    x0, y0, x1, y1 = geom.field()
+    to_picture = cv2.getPerspectiveTransform(np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]),
+                                             np.float32(turned_corners(fit)))
+    triangles = np.float32([geom.triangle(s) for s in range(24)])
+    return cv2.perspectiveTransform(triangles.reshape(1, -1, 2), to_picture).reshape(24, 3, 2)
+
+
 def _point(light: int, dark: int) -> str:
     if light and light >= dark:
         return f"L{light}"

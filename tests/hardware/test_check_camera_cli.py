@@ -162,6 +162,9 @@ def test_found_field_shown_and_confirmed_on_the_server(good, tmp_path):
         assert doc["field"]["found"] and not doc["field"]["given"]
         err = np.abs(np.array(doc["field"]["corners"]) - truth).max() / np.linalg.norm(truth[2] - truth[0])
         assert err < 0.03, doc["field"]
+        # its profile measured there, and the 24 points where it puts them (drawn thin on the still)
+        prof, pts = doc["field"]["profile"], np.array(doc["field"]["points"])
+        assert prof["bar"] == "up-down" and 0.5 <= prof["height"] <= 1.2 and pts.shape == (24, 3, 2), prof
         assert cv2.imread(str(still)).shape == (720, 1280, 3)
         assert server.staff("GET", "/api/v1/boards/7/field").json()["field"] is None
         env["TMPDIR"] = str(tmp_path / "tmp")  # where the still to look at is written without --save-still
@@ -202,6 +205,8 @@ def test_an_outline_not_sure_is_shown_and_may_be_confirmed(tmp_path, monkeypatch
     unsure = {"found": False, "given": False, "quality": 0.2, "outline": True, "points_off": 1.3,
               "corners": corners, "size": [640, 360]}
     assert "not sure" in field_line(unsure, 7) and "1.3 point widths" in field_line(unsure, 7)
+    shaped = {**unsure, "profile": {"bar_frac": 0.05, "point_len": 0.4, "height": 0.69, "bar": "up-down"}}
+    assert "the bar 5.0% of the field's width" in field_line(shaped, 7) and "0.69 as high" in field_line(shaped, 7)
     assert tuple(draw_field(still, unsure)[60, 300]) == (0, 170, 255)  # amber
     args = argparse.Namespace(save_still=str(tmp_path / "still.jpg"), board=7)
     monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
