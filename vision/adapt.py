@@ -15,7 +15,7 @@ Kept per board (its board state), never shipped.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -35,13 +35,18 @@ class PointAdapter:
 
     weights: np.ndarray  # (129, 31)
     pictures: int = 1  # labelled pictures it was fitted on
+    profile: tuple | None = None  # the board's profile it was learnt in (the bar's, points' and height's shares of the
+    # field, `BoardGeometry.field_shape`): wherever this head reads the board, it is read in it (None: not kept)
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         return np.hstack([features, np.ones((len(features), 1), features.dtype)]) @ self.weights
 
     def to_json(self) -> dict:
-        return {"weights": base64.b64encode(self.weights.astype(np.float32).tobytes()).decode(),
-                "shape": list(self.weights.shape), "pictures": self.pictures}
+        d = {"weights": base64.b64encode(self.weights.astype(np.float32).tobytes()).decode(),
+             "shape": list(self.weights.shape), "pictures": self.pictures}
+        if self.profile is not None:
+            d["profile"] = [round(float(v), 4) for v in self.profile]
+        return d
 
     @classmethod
     def from_json(cls, d: dict) -> PointAdapter:
@@ -49,7 +54,12 @@ class PointAdapter:
         shape = tuple(int(v) for v in d.get("shape", (129, 1 + 2 * MAX_COUNT)))
         if w.size != shape[0] * shape[1]:
             raise ValueError("the board's adapted reader is damaged (its weights do not fill their shape)")
-        return cls(w.reshape(shape).astype(np.float64), int(d.get("pictures", 1)))
+        profile = d.get("profile")
+        if profile is not None and (len(profile) not in (2, 3)
+                                    or not all(isinstance(v, (int, float)) for v in profile)):
+            raise ValueError("the board's adapted reader is damaged (its profile is not 2 or 3 shares)")
+        return cls(w.reshape(shape).astype(np.float64), int(d.get("pictures", 1)),
+                   tuple(float(v) for v in profile) if profile is not None else None)
 
 
 def point_classes(top: list[str], bottom: list[str]) -> np.ndarray:
@@ -235,4 +245,6 @@ def adapt_to_pictures(samples: list[tuple], readers: Readers | None = None, seed
         feats.append(ft)
         logits.append(lg)
         labels.append(np.concatenate(ys))
-    return fit(np.concatenate(feats), np.concatenate(logits), np.concatenate(labels), pictures=len(samples))
+    learnt = fit(np.concatenate(feats), np.concatenate(logits), np.concatenate(labels), pictures=len(samples))
+    # the profile the crops were cut in (the first picture's, where several were given in more than one)
+    return replace(learnt, profile=tuple(samples[0][2].field_shape()))

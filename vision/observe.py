@@ -140,7 +140,7 @@ class Observer:
         self.fps = fps
         self.tracker = Tracker(locator or BoardLocator())
         if self.opts.field is not None:
-            self.tracker.confirm(self.opts.field, geom=_profile_geometry(self.opts.profile))
+            self.tracker.confirm(self.opts.field, geom=self._board_geometry(None))
         self.motion = MotionMeter()
         self.quiet = QuietDetector(self.opts.quiet_hold_s)
         if reader is None:
@@ -187,14 +187,19 @@ class Observer:
         if corners is None:
             return
         anchor = Anchor.from_json(state["anchor"]) if state.get("anchor") else None
-        geom = _profile_geometry(profile)
         if self.opts.field is None:  # given for this board before: kept, and followed from where it was given
-            self.tracker.confirm(now if anchor is not None else corners, anchor, geom)
+            self.tracker.confirm(now if anchor is not None else corners, anchor, self._board_geometry(profile))
         elif anchor is not None and same_corners(anchor.field, self.opts.field):
             # given again as before: its anchor still holds, and so does a bump, and the board's profile as kept (one
             # board, one geometry across segments: a height measured afresh on each could differ, and a board's
             # learnt reader and colours were learnt in the one kept)
-            self.tracker.confirm(now, anchor, geom or _profile_geometry(self.opts.profile))
+            self.tracker.confirm(now, anchor, self._board_geometry(profile))
+
+    def _board_geometry(self, kept) -> BoardGeometry | None:
+        """The board's geometry: the profile its own points head was learnt in (`vision.adapt`), else the one its
+        state keeps (``kept``), else the one measured on the picture the field was given on."""
+        adapter_profile = getattr(self.opts.adapter, "profile", None)
+        return _profile_geometry(adapter_profile or kept or self.opts.profile)
 
     def adopt(self, state: dict | None) -> bool:
         """Take what the record's observer of this board has learnt since this one began (the server keeps its

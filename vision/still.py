@@ -71,7 +71,8 @@ def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
                  readers: Readers | None = None, profile: tuple | None = None, adapter=None,
                  dice_size: DiceSize | None = None) -> PictureReading:
     """``profile``: the board's (bar share, point share[, height share]) as known already (its board state); else
-    measured, the height as the readers read the board surest (`vision.profilefit`).
+    the profile ``adapter`` was learnt in, if any, or measured, the height as the readers read the board surest
+    (`vision.profilefit`).
     ``adapter``: the board's own points head (vision.adapt). ``dice_size``: how big its dice look
     (vision.dicesize), learning from this picture too."""
     fit = given_field(picture, field) if field is not None else find_field(picture)
@@ -79,6 +80,8 @@ def read_picture(picture: np.ndarray, field: np.ndarray | None = None,
     if field is None and not fit.found:
         return PictureReading(fit, corners, [], [], None)
     readers = readers or default_readers()
+    if profile is None and adapter is not None:
+        profile = adapter.profile  # the board's own head reads in the profile it was learnt in
     if profile is not None:
         fit = replace(fit, bar_frac=float(profile[0]), point_len=float(profile[1]),
                       height=float(profile[2]) if len(profile) > 2 else None)

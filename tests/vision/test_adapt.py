@@ -105,16 +105,25 @@ def test_adapt_command_and_read_and_observe_with_it(tmp_path):
     p = bgscribe("adapt", str(src), "--out", str(learnt), "--field", field, "--opening")
     assert p.returncode == 0, p.stderr
     assert "of 24 points right" in p.stdout
-    assert PointAdapter.from_json(json.loads(learnt.read_text())).weights.shape == (129, 31)
+    kept = PointAdapter.from_json(json.loads(learnt.read_text()))
+    assert kept.weights.shape == (129, 31) and len(kept.profile) == 3  # the profile it was learnt in, kept with it
     other = " ".join(f"{x},{y}" for x, y in labels[PINE[1]]["field"])
     p = bgscribe("read", str(dst), "--field", other, "--adapter", str(learnt), "--json")
     assert p.returncode == 0, p.stderr
     assert point_figures(json.loads(p.stdout), labels[PINE[1]])[0] >= 23
+    assert abs(json.loads(p.stdout)["profile"]["height"] - kept.profile[2]) < 0.002  # read in it
+    older = {k: v for k, v in json.loads(learnt.read_text()).items() if k != "profile"}
+    assert PointAdapter.from_json(older).profile is None  # learnt before the profile was kept: still read
+    with pytest.raises(ValueError, match="profile"):
+        PointAdapter.from_json({**older, "profile": [0.1]})
     # observe: the other camera's opening held for two seconds, read with what was learnt
     video = write_clip(tmp_path / "g.mp4", [cv2.imread(str(dst))], seconds=2.0, fps=5)
     out = tmp_path / "o.jsonl"
-    p = bgscribe("observe", str(video), "--out", str(out), "--field", other, "--adapter", str(learnt), "--quiet")
+    state = tmp_path / "state.json"
+    p = bgscribe("observe", str(video), "--out", str(out), "--field", other, "--adapter", str(learnt), "--quiet",
+                 "--board-state", str(state))
     assert p.returncode == 0, p.stderr
+    assert np.abs(np.array(json.loads(state.read_text())["profile"]) - kept.profile).max() < 0.002  # read in it
     read = [o for o in (FrameObservation.from_json(x) for x in out.read_text().splitlines()) if o.slots][-1]
     truth = point_classes(labels[PINE[1]]["top"], labels[PINE[1]]["bottom"])
     counts = [c if c <= 15 else c - 15 for c in truth]
