@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .geometry import BoardGeometry
+from .geometry import BoardGeometry, profile_of
 from .readers import MAX_COUNT, Readers, default_readers, slot_crops
 from .rectify import POINT_CROP, POINT_DEPTH
 
@@ -54,12 +54,11 @@ class PointAdapter:
         shape = tuple(int(v) for v in d.get("shape", (129, 1 + 2 * MAX_COUNT)))
         if w.size != shape[0] * shape[1]:
             raise ValueError("the board's adapted reader is damaged (its weights do not fill their shape)")
-        profile = d.get("profile")
-        if profile is not None and (len(profile) not in (2, 3)
-                                    or not all(isinstance(v, (int, float)) for v in profile)):
-            raise ValueError("the board's adapted reader is damaged (its profile is not 2 or 3 shares)")
-        return cls(w.reshape(shape).astype(np.float64), int(d.get("pictures", 1)),
-                   tuple(float(v) for v in profile) if profile is not None else None)
+        try:
+            profile = profile_of(d.get("profile"))
+        except ValueError as e:
+            raise ValueError(f"the board's adapted reader is damaged ({e})") from None
+        return cls(w.reshape(shape).astype(np.float64), int(d.get("pictures", 1)), profile)
 
 
 def point_classes(top: list[str], bottom: list[str]) -> np.ndarray:

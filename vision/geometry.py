@@ -37,6 +37,17 @@ END_MM = 100.0  # beyond each end of the playing field, the strip where a cube o
 FIELD_HEIGHTS = (0.5, 1.2)  # a playing field's height, share of its width: what `with_field_shape` takes
 
 
+def profile_of(values) -> tuple[float, ...] | None:
+    """A board's profile as a file keeps it (a board state, an adapter: `BoardGeometry.field_shape`, or the bar's and
+    points' shares alone, as kept before the height was) -> its shares; None for none; ValueError if malformed."""
+    if values is None:
+        return None
+    if not isinstance(values, (list, tuple)) or len(values) not in (2, 3) \
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        raise ValueError("a board's profile is [bar share, point share, height share]")
+    return tuple(float(v) for v in values)
+
+
 @dataclass(frozen=True)
 class BoardGeometry:
     """A tournament board (defaults: a 19-inch club/tournament board with 38 mm checkers)."""

@@ -27,7 +27,7 @@ from .decoding import decoded_ahead, frame_count, video_fps, video_frames
 from .dicesize import DiceSize
 from .follow import Anchor, same_corners
 from .frames import as_frame
-from .geometry import BoardGeometry
+from .geometry import BoardGeometry, profile_of
 from .motion import MotionMeter, QuietDetector
 from .observation import FrameObservation, SlotReading
 from .read_memo import SURE_READ, ReadMemo
@@ -64,10 +64,7 @@ def field_of_state(state: dict) -> tuple[np.ndarray | None, np.ndarray | None, t
     now = np.asarray(state.get("field_now") or field, np.float64)
     if corners.shape != (4, 2) or now.shape != (4, 2):
         raise ValueError("the board's field must be four corners x, y")
-    profile = state.get("profile")
-    if profile is not None and (len(profile) not in (2, 3) or not all(isinstance(v, (int, float)) for v in profile)):
-        raise ValueError("the board's profile must be [bar share, point share, height share]")
-    return corners, now, (tuple(profile) if profile is not None else None)
+    return corners, now, profile_of(state.get("profile"))
 
 
 def field_on_picture(bgr: np.ndarray, corners) -> tuple[tuple, tuple]:
