@@ -254,10 +254,10 @@ def _two_colours(lab: np.ndarray, weight: np.ndarray | None = None) -> tuple[np.
     raw, lab = lab, _weighted(lab)
     w = np.ones(len(lab)) if weight is None else np.asarray(weight, np.float64)
 
-    def mean(sel: np.ndarray) -> np.ndarray:
-        return (lab[sel] * w[sel, None]).sum(0) / w[sel].sum()
+    def mean(values: np.ndarray, sel: np.ndarray) -> np.ndarray:
+        return (values[sel] * w[sel, None]).sum(0) / w[sel].sum()
 
-    centred = lab - mean(np.ones(len(lab), bool))
+    centred = lab - mean(lab, np.ones(len(lab), bool))
     _, _, vt = np.linalg.svd(centred * np.sqrt(w)[:, None], full_matrices=False)
     proj = centred @ vt[0]
     order = np.argsort(proj)
@@ -272,15 +272,14 @@ def _two_colours(lab: np.ndarray, weight: np.ndarray | None = None) -> tuple[np.
     for _ in range(10):
         if light_c.all() or not light_c.any():
             return None
-        c1, c0 = mean(light_c), mean(~light_c)
+        c1, c0 = mean(lab, light_c), mean(lab, ~light_c)
         new = np.linalg.norm(lab - c1, axis=1) < np.linalg.norm(lab - c0, axis=1)
         if (new == light_c).all():
             break
         light_c = new
     if light_c.all() or not light_c.any():  # 2-means ran out of turns on one cluster
         return None
-    lab = raw  # the centres in plain Lab, as the callers keep them
-    c1, c0 = mean(light_c), mean(~light_c)
+    c1, c0 = mean(raw, light_c), mean(raw, ~light_c)  # the centres in plain Lab, as the callers keep them
     if c1[0] < c0[0]:  # the lighter cluster is light
         c0, c1, light_c = c1, c0, ~light_c
     gap = float(np.linalg.norm(c1 - c0))

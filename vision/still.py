@@ -137,10 +137,9 @@ def within_the_checkers(slots) -> list[tuple[int, int]]:
         if k < BAR_SLOT:  # a point: one colour, empty, light j or dark j
             opts = [(0, 0, max(1.0 - light[1:].sum() - dark[1:].sum(), 0.0))]
             opts += [(j, 0, light[j]) for j in range(1, n)] + [(0, j, dark[j]) for j in range(1, n)]
-        elif k == BAR_SLOT:
-            opts = [(a, b, light[a] * dark[b]) for a in range(n) for b in range(n)]
-        else:  # a tray: read where the profile puts the board's trays, which a field's outline cannot tell
-            opts = [(a, b, (light[a] * dark[b]) ** TRAY_TRUST) for a in range(n) for b in range(n)]
+        else:  # the bar, or a tray: read where the profile puts the board's trays, which a field's outline cannot tell
+            trust = 1.0 if k == BAR_SLOT else TRAY_TRUST
+            opts = [(a, b, (light[a] * dark[b]) ** trust) for a in range(n) for b in range(n)]
         new = np.full((n, n), -np.inf)
         pick = np.zeros((n, n), np.int32)
         for o, (a, b, pr) in enumerate(opts):
